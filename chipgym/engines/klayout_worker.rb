@@ -1,0 +1,199 @@
+# chipgym's KLayout DRC worker. It runs inside the sandbox as `klayout -b -r klayout_worker.rb`.
+#
+# Protocol: one JSON job per line on stdin
+#   {"id": N, "deck": TEXT, "layouts": [PATH, ...], "timeout": SECONDS, "max_markers": M}
+# and one JSON reply per line on the original stdout
+#   {"id": N, "results": [{"status": ..., "error": ..., "categories": {NAME: {"count": C, "markers": [...]}}}, ...]}
+#
+# This process never evaluates deck code. Every deck runs in a fresh fork of it, so a deck that
+# monkeypatches the DRC engine, leaves a thread or forges output cannot touch a later deck. After each
+# fork every other process in the sandbox's pid namespace is killed.
+require 'json'
+require 'fiddle'
+
+module ChipgymWorker
+  REPORT = "/tmp/report.lyrdb"
+  LOG = "/tmp/deck.log"
+  MAX_REPLY_BYTES = 64 << 20
+
+  module_function
+
+  # A non-dumpable process cannot be ptraced or have its /proc files opened by its same-uid children.
+  def make_undumpable
+    libc = Fiddle.dlopen(nil)
+    prctl = Fiddle::Function.new(libc["prctl"], [Fiddle::TYPE_INT] + [Fiddle::TYPE_LONG] * 4, Fiddle::TYPE_INT)
+    prctl.call(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+  end
+
+  def now
+    Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  end
+
+  def failure(status, error)
+    { "status" => status, "error" => error, "categories" => {} }
+  end
+
+  def error_text(e)
+    where = (e.backtrace || []).find { |l| l.start_with?("deck.drc:") }
+    where = where ? " (#{where.split(':in ').first})" : ""
+    "#{e.class}: #{e.message}#{where}"
+  end
+
+  def coords(points, dbu)
+    points.flat_map { |p| [(p.x / dbu).round, (p.y / dbu).round] }
+  end
+
+  def marker(value, dbu)
+    if value.is_polygon?
+      poly = value.polygon
+      hull = []
+      poly.each_point_hull { |p| hull << p }
+      holes = (0...poly.holes).map { |h| pts = []; poly.each_point_hole(h) { |p| pts << p }; coords(pts, dbu) }
+      ["polygon", coords(hull, dbu)] + holes
+    elsif value.is_edge_pair?
+      ep = value.edge_pair
+      ["edge_pair", coords([ep.first.p1, ep.first.p2, ep.second.p1, ep.second.p2], dbu)]
+    elsif value.is_edge?
+      ["edge", coords([value.edge.p1, value.edge.p2], dbu)]
+    elsif value.is_box?
+      ["box", coords([value.box.p1, value.box.p2], dbu)]
+    elsif value.is_path?
+      ["path", coords(value.path.each_point.to_a, dbu)]
+    else
+      ["text", value.to_s]
+    end
+  end
+
+  def read_report(dbu, max_markers)
+    rdb = RBA::ReportDatabase.new("")
+    rdb.load(REPORT)
+    categories = {}
+    rdb.each_category do |cat|
+      count = 0
+      markers = []
+      rdb.each_item_per_category(cat.rdb_id) do |item|
+        count += 1
+        item.each_value { |v| markers << marker(v, dbu) } if markers.size < max_markers
+      end
+      categories[cat.name] = { "count" => count, "markers" => markers }
+    end
+    { "status" => "ok", "error" => "", "categories" => categories }
+  end
+
+  # Runs the deck on one layout, as `klayout -b -r deck.drc -rd input=LAYOUT -rd output=REPORT` would.
+  def run_deck(deck, layout, max_markers)
+    File.delete(REPORT) if File.exist?(REPORT)
+    $input = layout
+    $output = REPORT
+    engine = DRC::DRCEngine.new
+    dbu = 0.001
+    begin
+      engine._start("chipgym")
+      engine.instance_eval(deck, "deck.drc")
+      source = engine.instance_variable_get(:@def_source)
+      dbu = source.layout.dbu if source
+      engine._finish
+    rescue SyntaxError, ScriptError => e
+      return failure("compile", error_text(e))
+    rescue Exception => e
+      return failure("runtime", error_text(e))
+    end
+    return failure("no_report", "the deck wrote no report to $output (call report(title, $output))") unless File.exist?(REPORT)
+    read_report(dbu, max_markers)
+  rescue Exception => e
+    failure("runtime", "reading the report failed: #{error_text(e)}")
+  end
+
+  # Kills every process in the sandbox but this one and the namespace's init, until none is left.
+  def kill_others
+    100.times do
+      others = Dir.children("/proc").grep(/\A\d+\z/).map(&:to_i) - [1, Process.pid]
+      return if others.empty?
+      Process.kill(:KILL, -1) rescue nil
+      loop { Process.wait(-1, Process::WNOHANG) or break } rescue nil
+      sleep 0.001
+    end
+  end
+
+  def log_tail
+    File.exist?(LOG) ? File.binread(LOG, 2000, [File.size(LOG) - 2000, 0].max).to_s.scrub.strip : ""
+  end
+
+  def child(deck, layouts, max_markers, out, proto)
+    proto.close
+    STDIN.reopen(File::NULL)
+    STDOUT.reopen(LOG, "w")
+    STDERR.reopen(STDOUT)
+    # KLayout's _finish forces two full garbage collections; this process is discarded after the deck.
+    GC.singleton_class.send(:define_method, :start) { |*_args, **_kw| nil }
+    layouts.each { |layout| out.puts(JSON.generate(run_deck(deck, layout, max_markers))) }
+    out.flush
+    exit!(0)
+  end
+
+  # Runs the deck in a fresh child on the layouts in turn; returns the results the child gave before it
+  # ended, timed out or died (at least one: the failure of the layout it was on).
+  def run_in_child(deck, layouts, timeout, max_markers, proto)
+    reader, writer = IO.pipe
+    pid = fork do
+      reader.close
+      child(deck, layouts, max_markers, writer, proto)
+    end
+    writer.close
+    results = []
+    buffer = +""
+    deadline = now + timeout
+    while results.size < layouts.size
+      left = deadline - now
+      if left <= 0
+        results << failure("timeout", "the deck ran longer than #{timeout} s on one layout and was killed")
+        break
+      end
+      next unless IO.select([reader], nil, nil, left)
+      chunk = reader.read_nonblock(1 << 20, exception: false)
+      next if chunk == :wait_readable
+      if chunk.nil?
+        kill_others
+        _, status = Process.wait2(pid) rescue nil
+        how = status ? (status.signaled? ? "was killed by signal #{status.termsig}" : "exited with status #{status.exitstatus}") : "ended"
+        results << failure("crashed", "the deck's process #{how}. Output: #{log_tail}")
+        break
+      end
+      buffer << chunk
+      if buffer.bytesize > MAX_REPLY_BYTES
+        results << failure("crashed", "the deck's process wrote more than #{MAX_REPLY_BYTES} bytes of results")
+        break
+      end
+      while (line = buffer.slice!(/\A[^\n]*\n/))
+        results << (JSON.parse(line) rescue failure("crashed", "the deck's process wrote an unreadable result"))
+        deadline = now + timeout
+      end
+    end
+    reader.close
+    kill_others
+    results
+  end
+
+  def run_job(job, proto)
+    layouts = job["layouts"]
+    results = []
+    while results.size < layouts.size
+      results.concat(run_in_child(job["deck"], layouts[results.size..], job["timeout"], job["max_markers"], proto))
+    end
+    results.first(layouts.size)
+  end
+
+  def serve
+    proto = STDOUT.dup
+    proto.sync = true
+    STDOUT.reopen(File::NULL)
+    make_undumpable
+    proto.puts(JSON.generate({ "ready" => true, "klayout" => RBA::Application.instance.version }))
+    STDIN.each_line do |line|
+      job = JSON.parse(line)
+      proto.puts(JSON.generate({ "id" => job["id"], "results" => run_job(job, proto) }))
+    end
+  end
+end
+
+ChipgymWorker.serve

@@ -1,0 +1,96 @@
+"""A sandbox for agent code: bubblewrap with no network, a private filesystem and resource limits.
+
+The sandboxed program sees only ``/usr`` (read-only), a private ``/tmp`` of bounded size, a private
+``/proc`` and ``/dev``, and the folders it is given. As root it runs under a uid of its own, so that its
+process limit is not shared with anything else on the host; it dies with the thread that started it.
+
+>>> from chipgym.engines.sandbox import Sandbox
+>>> argv = Sandbox().command(["/bin/sh", "-c", "cat /etc/passwd"])
+>>> argv[0]
+'prlimit'
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chipgym.errors import ToolMissingError
+
+_uids = itertools.count()
+
+
+def fresh_uid() -> int:
+    """A host uid that no other live sandbox uses: derived from this process's pid and a counter."""
+    return 1_000_000 + (os.getpid() % 4_000_000) * 256 + next(_uids) % 256
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A host folder shown inside the sandbox at ``target``."""
+
+    source: Path
+    target: str
+    writable: bool = False
+
+
+@dataclass
+class Sandbox:
+    """Limits and mounts of one sandboxed program.
+
+    ``memory_bytes`` caps each process's address space, ``processes`` caps the processes and threads
+    of the sandbox's uid, ``tmp_bytes`` is the size of its private ``/tmp``.
+    """
+
+    mounts: list[Mount] = field(default_factory=list)
+    memory_bytes: int = 1536 << 20
+    processes: int = 128
+    tmp_bytes: int = 256 << 20
+    uid: int = field(default_factory=fresh_uid)
+
+    def command(self, argv: list[str], cwd: str = "/tmp") -> list[str]:
+        """The command line that runs ``argv`` inside this sandbox."""
+        for tool in ("bwrap", "prlimit", "setpriv"):
+            if shutil.which(tool) is None:
+                raise ToolMissingError(tool, "apt-get install -y bubblewrap util-linux")
+        limits = ["prlimit", f"--as={self.memory_bytes}", f"--core=0"]
+        identity: list[str] = []
+        if os.geteuid() == 0:
+            limits.append(f"--nproc={self.processes}")
+            identity = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--pdeathsig", "keep"]
+        bwrap = [
+            "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+            "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+            "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
+            "--size", str(self.tmp_bytes), "--tmpfs", "/tmp",
+        ]
+        for mount in self.mounts:
+            bwrap += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
+        bwrap += ["--chdir", cwd, "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin"]
+        return limits + ["--"] + identity + bwrap + argv
+
+    def wait_for_exit(self, timeout: float = 5.0) -> bool:
+        """Waits until no process of this sandbox's uid is left on the host (as root only)."""
+        if os.geteuid() != 0:
+            return True
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not any(_process_uid(pid) == self.uid for pid in os.listdir("/proc") if pid.isdigit()):
+                return True
+            time.sleep(0.01)
+        return False
+
+
+def _process_uid(pid: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
