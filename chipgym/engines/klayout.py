@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
+from xml.etree import ElementTree
 
 from chipgym.engines.sandbox import Mount, Sandbox
 from chipgym.errors import EngineError, ToolMissingError
@@ -108,6 +109,22 @@ class DrcJob:
 
     deck: str
     layouts: Sequence[Layout]
+
+
+def read_report_counts(path: str | os.PathLike) -> dict[str, int]:
+    """Marker count per category of a KLayout report database (.lyrdb), with KLayout's quoting undone."""
+    root = ElementTree.parse(path).getroot()
+    counts = {_unquote(c.findtext("name", "")): 0 for c in root.iterfind("categories/category")}
+    for category in root.iterfind("items/item/category"):
+        counts[_unquote(category.text or "")] += 1
+    return counts
+
+
+def _unquote(name: str) -> str:
+    """KLayout writes a category name with characters beyond [A-Za-z0-9_$] in single quotes."""
+    if len(name) >= 2 and name[0] == name[-1] == "'":
+        return name[1:-1].replace("\\'", "'").replace("\\\\", "\\")
+    return name
 
 
 @functools.cache

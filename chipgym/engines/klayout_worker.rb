@@ -115,6 +115,18 @@ module ChipgymWorker
     end
   end
 
+  # The child's exit status, when it ends within a second of closing its result pipe.
+  def exit_status(pid)
+    100.times do
+      _, status = Process.wait2(pid, Process::WNOHANG)
+      return status if status
+      sleep 0.01
+    end
+    nil
+  rescue SystemCallError
+    nil
+  end
+
   def log_tail
     File.exist?(LOG) ? File.binread(LOG, 2000, [File.size(LOG) - 2000, 0].max).to_s.scrub.strip : ""
   end
@@ -153,8 +165,8 @@ module ChipgymWorker
       chunk = reader.read_nonblock(1 << 20, exception: false)
       next if chunk == :wait_readable
       if chunk.nil?
+        status = exit_status(pid)
         kill_others
-        _, status = Process.wait2(pid) rescue nil
         how = status ? (status.signaled? ? "was killed by signal #{status.termsig}" : "exited with status #{status.exitstatus}") : "ended"
         results << failure("crashed", "the deck's process #{how}. Output: #{log_tail}")
         break

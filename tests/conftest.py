@@ -1,0 +1,43 @@
+"""Shared fixtures: small real layouts and one KLayout pool for the whole test session."""
+
+from __future__ import annotations
+
+import gdstk
+import pytest
+
+from chipgym.engines.klayout import DrcPool
+
+WIDTH_SPACE_DECK = """
+source($input)
+report("width and space", $output)
+m1 = input(1, 0)
+m1.width(0.14).output("m1.1", "met1 width < 0.14 um")
+m1.space(0.14).output("m1_2", "met1 spacing < 0.14 um")
+"""
+
+
+def write_rectangles(path, rectangles, layer=1):
+    """Writes a GDS with one cell of rectangles given in um as (x0, y0, x1, y1)."""
+    library = gdstk.Library(unit=1e-6, precision=1e-9)
+    cell = library.new_cell("TOP")
+    for x0, y0, x1, y1 in rectangles:
+        cell.add(gdstk.rectangle((x0, y0), (x1, y1), layer=layer))
+    library.write_gds(str(path))
+    return path
+
+
+@pytest.fixture(scope="session")
+def layouts(tmp_path_factory):
+    """A narrow wire (one width error), two wires 0.05 um apart (one space error), and a clean one."""
+    folder = tmp_path_factory.mktemp("layouts")
+    return {
+        "narrow": write_rectangles(folder / "narrow.gds", [(0, 0, 0.1, 2), (1, 0, 2, 2)]),
+        "close": write_rectangles(folder / "close.gds", [(0, 0, 1, 2), (1.05, 0, 2, 2)]),
+        "clean": write_rectangles(folder / "clean.gds", [(0, 0, 1, 2)]),
+    }
+
+
+@pytest.fixture(scope="session")
+def pool():
+    with DrcPool(workers=2, timeout=4.0) as pool:
+        yield pool

@@ -1,0 +1,121 @@
+"""The pool's results against a plain `klayout -b -r` run, its cache, its errors and its clean shutdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from chipgym.engines.klayout import DrcCache, DrcJob, DrcStatus, read_report_counts
+from conftest import WIDTH_SPACE_DECK
+
+
+def klayout_counts(deck: Path, layout: Path, report: Path) -> dict[str, int]:
+    """Marker counts per category from one plain `klayout -b -r` process, as Rule2DRC runs a deck."""
+    subprocess.run(["klayout", "-b", "-r", deck, "-rd", f"input={layout}", "-rd", f"output={report}"], check=True)
+    return read_report_counts(report)
+
+
+def test_pool_agrees_with_a_plain_klayout_run(pool, layouts, tmp_path):
+    deck = tmp_path / "deck.drc"
+    deck.write_text(WIDTH_SPACE_DECK)
+    names = ["narrow", "close", "clean"]
+    results = pool.run(WIDTH_SPACE_DECK, [layouts[n] for n in names])
+    assert all(r.ok for r in results)
+    assert [r.counts for r in results] == [klayout_counts(deck, layouts[n], tmp_path / f"{n}.lyrdb") for n in names]
+
+
+def test_markers_are_in_database_units(pool, layouts):
+    [result] = pool.run(WIDTH_SPACE_DECK, [layouts["narrow"]])
+    [marker] = result.categories["m1.1"].markers
+    assert marker == ("edge_pair", (0, 0, 0, 2000, 100, 2000, 100, 0))
+
+
+def test_batch_keeps_input_order_and_accepts_bytes(pool, layouts):
+    decks = [WIDTH_SPACE_DECK.replace("0.14", value) for value in ("0.14", "0.04", "0.2")]
+    jobs = [DrcJob(deck, [layouts["narrow"], layouts["close"].read_bytes()]) for deck in decks]
+    results = pool.run_batch(jobs)
+    assert [[r.counts for r in job] for job in results] == [
+        [{"m1.1": 1, "m1_2": 0}, {"m1.1": 0, "m1_2": 1}],
+        [{"m1.1": 0, "m1_2": 0}, {"m1.1": 0, "m1_2": 0}],
+        [{"m1.1": 1, "m1_2": 0}, {"m1.1": 0, "m1_2": 1}],
+    ]
+
+
+def test_agent_mistakes_are_results(pool, layouts):
+    decks = {
+        "source($input)\nreport('x', $output)\ninput(1, 0).widht(0.1)": (DrcStatus.RUNTIME, "Did you mean?"),
+        "source($input)\nreport('x', $output\n": (DrcStatus.COMPILE, "syntax error"),
+        "source($input)\ninput(1, 0).width(0.2).output('w')": (DrcStatus.NO_REPORT, "report(title, $output)"),
+    }
+    for deck, (status, message) in decks.items():
+        [result] = pool.run(deck, [layouts["narrow"]])
+        assert result.status is status
+        assert message in result.error
+
+
+def test_cache_serves_repeated_runs_and_persists(layouts, tmp_path, pool):
+    cache = DrcCache(size=8, directory=tmp_path / "cache")
+    key = cache.key(WIDTH_SPACE_DECK, layouts["narrow"].read_bytes(), pool.max_markers)
+    [first] = pool.run(WIDTH_SPACE_DECK, [layouts["narrow"]])
+    cache.put(key, first)
+    assert DrcCache(directory=tmp_path / "cache").get(key) == first
+    assert pool.cache.get(key) == first
+
+
+def test_missing_layout_names_the_file(pool, tmp_path):
+    with pytest.raises(FileNotFoundError, match="nowhere.gds"):
+        pool.run(WIDTH_SPACE_DECK, [tmp_path / "nowhere.gds"])
+
+
+def test_missing_klayout_says_how_to_install():
+    code = "from chipgym.engines.klayout import DrcPool\nDrcPool(workers=1)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PATH": "/nonexistent"})
+    assert run.returncode != 0
+    assert "ToolMissingError" in run.stderr and "apt-get install -y klayout" in run.stderr
+
+
+LEAK_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time
+    from chipgym.engines.klayout import DrcPool
+    pool = DrcPool(workers=2)
+    pool.run('source($input)', [sys.argv[2]])
+    print(json.dumps({"uids": [w.sandbox.uid for w in pool.workers], "roots": [str(w.root) for w in pool.workers]}), flush=True)
+    if sys.argv[1] == "close":
+        pool.close()
+    elif sys.argv[1] == "sigterm":
+        time.sleep(60)
+    """
+)
+
+
+@pytest.mark.parametrize("ending", ["close", "exit", "sigterm"])
+def test_shutdown_leaves_no_process_and_no_folder(ending, layouts):
+    child = subprocess.Popen([sys.executable, "-c", LEAK_SCRIPT, ending, str(layouts["clean"])], stdout=subprocess.PIPE, text=True)
+    started = json.loads(child.stdout.readline())
+    if ending == "sigterm":
+        child.send_signal(signal.SIGTERM)
+    assert child.wait(timeout=60) in (0, 128 + signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while any(_uid_has_processes(uid) for uid in started["uids"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_uid_has_processes(uid) for uid in started["uids"])
+    assert not any(Path(root).exists() for root in started["roots"])
+
+
+def _uid_has_processes(uid: int) -> bool:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if f"Uid:\t{uid}\t" in Path(f"/proc/{pid}/status").read_text():
+                return True
+        except OSError:
+            pass
+    return False
