@@ -1,0 +1,31 @@
+"""The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run``, ...
+
+Each command group lives in its own module and adds its subcommands to the parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from chipgym.cli import doctor, drc
+from chipgym.errors import ChipgymError
+
+INFRASTRUCTURE_FAILURE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="chipgym", description="Gymnasium environments for chip-design agents.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    doctor.add_commands(commands)
+    drc.add_commands(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (ChipgymError, OSError) as error:
+        print(f"chipgym: {error}", file=sys.stderr)
+        return INFRASTRUCTURE_FAILURE

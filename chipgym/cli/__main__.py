@@ -1,0 +1,5 @@
+import sys
+
+from chipgym.cli import main
+
+sys.exit(main())

@@ -1,0 +1,86 @@
+"""``chipgym doctor``: every external tool, its version, and how to install what is missing."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from chipgym.errors import ChipgymError
+
+
+@dataclass(frozen=True)
+class Tool:
+    command: str
+    version_args: tuple[str, ...]
+    needed_for: str
+    install: str
+    required: bool = True
+
+
+TOOLS = (
+    Tool("klayout", ("-b", "-v"), "running DRC decks", "apt-get install -y klayout"),
+    Tool("bwrap", ("--version",), "the sandbox", "apt-get install -y bubblewrap"),
+    Tool("prlimit", ("--version",), "the sandbox's resource limits", "apt-get install -y util-linux"),
+    Tool("setpriv", ("--version",), "the sandbox's own uid", "apt-get install -y util-linux"),
+)
+PYTHON_MODULES = ("gymnasium", "numpy", "gdstk", "klayout", "pyyaml", "tqdm")
+
+
+def tool_version(tool: Tool) -> str | None:
+    """The first line the tool prints about its version, or None when it is not installed."""
+    if shutil.which(tool.command) is None:
+        return None
+    run = subprocess.run([tool.command, *tool.version_args], capture_output=True, text=True, timeout=60)
+    return (run.stdout.strip() or run.stderr.strip()).splitlines()[0]
+
+
+def sandbox_check() -> str | None:
+    """Runs a tiny deck in a real sandboxed worker; None when it works, else what went wrong."""
+    import gdstk
+
+    from chipgym.engines.klayout import DrcPool
+
+    deck = 'source($input)\nreport("doctor", $output)\ninput(1, 0).width(0.5).output("w", "width < 0.5 um")'
+    with tempfile.TemporaryDirectory() as folder:
+        layout = Path(folder) / "doctor.gds"
+        library = gdstk.Library()
+        library.new_cell("TOP").add(gdstk.rectangle((0, 0), (0.2, 1), layer=1))
+        library.write_gds(layout)
+        try:
+            with DrcPool(workers=1) as pool:
+                [result] = pool.run(deck, [layout])
+        except ChipgymError as error:
+            return str(error)
+    if result.counts != {"w": 1}:
+        return f"the test deck gave {result.status.value} {result.counts} {result.error}"
+    return None
+
+
+def run(args) -> int:
+    healthy = True
+    for tool in TOOLS:
+        version = tool_version(tool)
+        healthy &= version is not None or not tool.required
+        shown = version or f"MISSING: {tool.install}"
+        print(f"{tool.command:10} {shown:45} ({tool.needed_for})")
+    for module in PYTHON_MODULES:
+        try:
+            version = importlib.metadata.version(module)
+        except importlib.metadata.PackageNotFoundError:
+            version, healthy = None, False
+        print(f"{module:10} {version or 'MISSING: pip install ' + module}")
+    if healthy:
+        problem = sandbox_check()
+        print(f"{'sandbox':10} {problem or 'a deck ran in a sandboxed KLayout worker'}")
+        healthy = problem is None
+    print("all good" if healthy else "some tools are missing or broken: see above")
+    return 0 if healthy else 1
+
+
+def add_commands(commands) -> None:
+    parser = commands.add_parser("doctor", help="check the external tools and the sandbox")
+    parser.set_defaults(handler=run)

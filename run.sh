@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Sets up everything chipgym needs on Debian 12 (as root), then runs a job:
+#   bash run.sh demo    the main job: what chipgym can do today
+#   bash run.sh test    the test suite (what CI runs)
+#   bash run.sh setup   only the set-up
+# Idempotent and quiet when everything is already installed.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+APT_PACKAGES=(klayout bubblewrap util-linux)
+VENV=.venv
+
+log() { echo "[chipgym] $*" >&2; }
+
+apt_install() {
+    local missing=()
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing Debian packages: ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+python_ok() { "$1" -c 'import sys, venv, ensurepip; assert sys.version_info >= (3, 11)' 2>/dev/null; }
+
+setup() {
+    apt_install "${APT_PACKAGES[@]}"
+    local python=${PYTHON:-python3}
+    if ! python_ok "$python"; then
+        apt_install python3 python3-venv python3-dev
+        python=/usr/bin/python3
+    fi
+    [ -x "$VENV/bin/python" ] || { log "creating $VENV"; "$python" -m venv "$VENV"; }
+    local stamp="$VENV/.chipgym-installed-$(sha256sum setup.py | cut -c1-16)"
+    if [ ! -e "$stamp" ]; then
+        log "installing chipgym and its Python dependencies into $VENV"
+        "$VENV/bin/pip" install -q --disable-pip-version-check -e ".[dev]" 2> >(grep -v "^WARNING: Location" >&2)
+        touch "$stamp"
+    fi
+}
+
+case "${1:-}" in
+    setup) setup ;;
+    demo) setup; "$VENV/bin/python" examples/drc_engine_demo.py ;;
+    test) setup; shift; "$VENV/bin/python" -m pytest "$@" ;;
+    *) echo "usage: bash run.sh demo|test|setup" >&2; exit 2 ;;
+esac
