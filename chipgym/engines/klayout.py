@@ -73,6 +73,7 @@ class DrcResult:
     status: DrcStatus
     error: str = ""
     categories: Mapping[str, CategoryResult] = field(default_factory=dict)
+    seconds: float = field(default=0.0, compare=False)  # time inside KLayout for this layout; not part of the result
 
     @property
     def ok(self) -> bool:
@@ -88,6 +89,7 @@ class DrcResult:
             "status": self.status.value,
             "error": self.error,
             "categories": {n: {"count": c.count, "markers": c.markers} for n, c in self.categories.items()},
+            "seconds": self.seconds,
         }
 
     @classmethod
@@ -96,7 +98,7 @@ class DrcResult:
             name: CategoryResult(cat["count"], tuple(_freeze(m) for m in cat["markers"]))
             for name, cat in data["categories"].items()
         }
-        return cls(DrcStatus(data["status"]), data["error"], categories)
+        return cls(DrcStatus(data["status"]), data["error"], categories, data.get("seconds", 0.0))
 
 
 def _freeze(value):

@@ -138,7 +138,11 @@ module ChipgymWorker
     STDERR.reopen(STDOUT)
     # KLayout's _finish forces two full garbage collections; this process is discarded after the deck.
     GC.singleton_class.send(:define_method, :start) { |*_args, **_kw| nil }
-    layouts.each { |layout| out.puts(JSON.generate(run_deck(deck, layout, max_markers))) }
+    layouts.each do |layout|
+      start = now
+      result = run_deck(deck, layout, max_markers)
+      out.puts(JSON.generate(result.merge("seconds" => now - start)))
+    end
     out.flush
     exit!(0)
   end
