@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import os
 import statistics
 import subprocess
 import tempfile
@@ -26,6 +25,7 @@ import gdstk
 import numpy as np
 
 from chipgym.engines.klayout import DrcCache, DrcJob, DrcPool, read_report_counts
+from chipgym.engines.sandbox import processes_of
 
 LAYERS = {"met1": (68, 20), "via": (68, 44), "met2": (69, 20)}
 RULES = [
@@ -78,10 +78,8 @@ def plain_klayout(deck: Path, layout: Path, report: Path) -> dict[str, int]:
 def worker_memory_mb(uid: int) -> float:
     """Proportional set size of all processes of one sandbox uid, in MB."""
     total_kb = 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    for pid in processes_of(uid):
         try:
-            if f"Uid:\t{uid}\t" not in Path(f"/proc/{pid}/status").read_text():
-                continue
             rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
         except OSError:
             continue

@@ -80,7 +80,7 @@ def main() -> None:
 
 
 def _where(marker) -> str:
-    kind, coords = marker[0], marker[1]
+    coords = marker[1]
     xs, ys = coords[0::2], coords[1::2]
     return f"({min(xs) / 1000:g},{min(ys) / 1000:g})-({max(xs) / 1000:g},{max(ys) / 1000:g})"
 

@@ -57,7 +57,7 @@ class Sandbox:
         for tool in ("bwrap", "prlimit", "setpriv"):
             if shutil.which(tool) is None:
                 raise ToolMissingError(tool, "apt-get install -y bubblewrap util-linux")
-        limits = ["prlimit", f"--as={self.memory_bytes}", f"--core=0"]
+        limits = ["prlimit", f"--as={self.memory_bytes}", "--core=0"]
         identity: list[str] = []
         if os.geteuid() == 0:
             limits.append(f"--nproc={self.processes}")
@@ -79,10 +79,15 @@ class Sandbox:
             return True
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not any(_process_uid(pid) == self.uid for pid in os.listdir("/proc") if pid.isdigit()):
+            if not processes_of(self.uid):
                 return True
             time.sleep(0.01)
         return False
+
+
+def processes_of(uid: int) -> list[int]:
+    """The pids of the host's processes whose real uid is ``uid``."""
+    return [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _process_uid(pid) == uid]
 
 
 def _process_uid(pid: str) -> int | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from chipgym.engines.klayout import DrcCache, DrcPool, DrcStatus
+from chipgym.engines.sandbox import processes_of
 from conftest import WIDTH_SPACE_DECK
 
 PREFIX = 'source($input)\nreport("hostile", $output)\n'
@@ -118,7 +119,7 @@ def test_fork_bomb_times_out_and_leaves_nothing(hostile_pool, layouts):
     result = run_hostile(hostile_pool, layouts, "loop { fork { loop { fork rescue nil } } rescue nil }")
     assert result.status in (DrcStatus.TIMEOUT, DrcStatus.CRASHED)
     worker = hostile_pool.workers[0]
-    assert len(_processes_of(worker.sandbox.uid)) <= 3  # bwrap's monitor and init, and KLayout
+    assert len(processes_of(worker.sandbox.uid)) <= 3  # bwrap's monitor and init, and KLayout
 
 
 def test_monkeypatching_the_engine_does_not_reach_the_next_deck(hostile_pool, layouts):
@@ -131,7 +132,7 @@ def test_threads_and_processes_left_behind_are_killed(hostile_pool, layouts):
     body = 'Thread.new { loop { Dir.glob("/job/*").each { |f| File.read(f) } } }\nfork { sleep 1000 }\nspawn("sleep 1000")'
     result = run_hostile(hostile_pool, layouts, body)
     assert result.status is DrcStatus.OK
-    assert len(_processes_of(hostile_pool.workers[0].sandbox.uid)) <= 3
+    assert len(processes_of(hostile_pool.workers[0].sandbox.uid)) <= 3
 
 
 def test_forged_replies_change_nothing(hostile_pool, layouts):
@@ -145,15 +146,3 @@ def test_the_parent_worker_cannot_be_inspected(hostile_pool, layouts):
     result = run_hostile(hostile_pool, layouts, 'File.read("/proc/#{Process.ppid}/environ")')
     assert result.status is DrcStatus.RUNTIME
     assert "Permission denied" in result.error
-
-
-def _processes_of(uid: int) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        if any(line.startswith("Uid:") and int(line.split()[1]) == uid for line in status.splitlines()):
-            found.append(int(pid))
-    return found

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from chipgym.engines.klayout import DrcCache, DrcJob, DrcStatus, read_report_counts
+from chipgym.engines.sandbox import processes_of
 from conftest import WIDTH_SPACE_DECK
 
 
@@ -105,17 +106,7 @@ def test_shutdown_leaves_no_process_and_no_folder(ending, layouts):
         child.send_signal(signal.SIGTERM)
     assert child.wait(timeout=60) in (0, 128 + signal.SIGTERM)
     deadline = time.monotonic() + 10
-    while any(_uid_has_processes(uid) for uid in started["uids"]) and time.monotonic() < deadline:
+    while any(processes_of(uid) for uid in started["uids"]) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_uid_has_processes(uid) for uid in started["uids"])
+    assert not any(processes_of(uid) for uid in started["uids"])
     assert not any(Path(root).exists() for root in started["roots"])
-
-
-def _uid_has_processes(uid: int) -> bool:
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if f"Uid:\t{uid}\t" in Path(f"/proc/{pid}/status").read_text():
-                return True
-        except OSError:
-            pass
-    return False
