@@ -195,8 +195,25 @@ class DrcCache:
 
 
 # A process started with --die-with-parent dies with the *thread* that started it, so every worker is
-# started from this one thread, which lives as long as the interpreter.
-_spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="chipgym-spawn")
+# started from one thread that lives as long as the interpreter. A forked child (AsyncVectorEnv, Ray) gets
+# a fresh one: the parent's thread does not exist there.
+_spawner: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _spawn(argv: list[str], **popen) -> subprocess.Popen:
+    global _spawner
+    if _spawner is None:
+        _spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="chipgym-spawn")
+    return _spawner.submit(subprocess.Popen, argv, **popen).result()
+
+
+def _forget_spawner_after_fork() -> None:
+    global _spawner
+    _spawner = None
+    _live_pools.clear()  # the parent's pools belong to the parent: a child must not stop their workers
+
+
+os.register_at_fork(after_in_child=_forget_spawner_after_fork)
 
 
 class KlayoutWorker:
@@ -232,9 +249,7 @@ class KlayoutWorker:
             raise ToolMissingError("klayout", INSTALL_HINT)
         argv = self.sandbox.command(["klayout", "-b", "-r", "/driver/klayout_worker.rb"])
         stderr = open(self.root / "stderr.log", "wb")
-        self.process = _spawner.submit(
-            subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True
-        ).result()
+        self.process = _spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True)
         stderr.close()
         self._buffer = b""
         self._ready = False
@@ -377,6 +392,7 @@ class DrcPool:
             self._idle.put(worker)
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chipgym-drc")
         self._closed = False
+        self._owner = os.getpid()
         _live_pools.add(self)
         _exit_on_sigterm()
 
@@ -421,6 +437,8 @@ class DrcPool:
         if self._closed:
             return
         self._closed = True
+        if os.getpid() != self._owner:
+            return  # a forked copy: the workers belong to the parent process
         self._executor.shutdown(wait=True)
         for worker in self.workers:
             worker.close()

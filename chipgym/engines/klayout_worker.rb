@@ -75,7 +75,10 @@ module ChipgymWorker
         count += 1
         item.each_value { |v| markers << marker(v, dbu) } if markers.size < max_markers
       end
-      categories[cat.name] = { "count" => count, "markers" => markers }
+      # Two outputs to one category name make two categories of that name: count them as one.
+      merged = categories[cat.name] ||= { "count" => 0, "markers" => [] }
+      merged["count"] += count
+      merged["markers"].concat(markers.first(max_markers - merged["markers"].size))
     end
     { "status" => "ok", "error" => "", "categories" => categories }
   end

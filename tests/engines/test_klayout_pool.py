@@ -110,3 +110,11 @@ def test_shutdown_leaves_no_process_and_no_folder(ending, layouts):
         time.sleep(0.05)
     assert not any(processes_of(uid) for uid in started["uids"])
     assert not any(Path(root).exists() for root in started["roots"])
+
+
+def test_two_outputs_to_one_category_add_up(pool, layouts):
+    deck = WIDTH_SPACE_DECK.replace('"m1_2"', '"m1.1"')
+    [result] = pool.run(deck, [layouts["narrow"]])
+    assert result.counts == {"m1.1": 1}
+    [result] = pool.run(deck, [layouts["close"]])
+    assert result.counts == {"m1.1": 1} and len(result.categories["m1.1"].markers) == 1
