@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from chipgym.render import render_layout, save_png
-from conftest import WIDTH_SPACE_DECK
+from layout_helpers import WIDTH_SPACE_DECK
 
 
 def chipgym(*args) -> subprocess.CompletedProcess:

@@ -11,7 +11,7 @@ import pytest
 
 from chipgym.engines.klayout import DrcCache, DrcPool, DrcStatus
 from chipgym.engines.sandbox import processes_of
-from conftest import WIDTH_SPACE_DECK
+from layout_helpers import WIDTH_SPACE_DECK
 
 PREFIX = 'source($input)\nreport("hostile", $output)\n'
 

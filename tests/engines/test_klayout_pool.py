@@ -15,7 +15,7 @@ import pytest
 
 from chipgym.engines.klayout import DrcCache, DrcJob, DrcStatus, read_report_counts
 from chipgym.engines.sandbox import processes_of
-from conftest import WIDTH_SPACE_DECK
+from layout_helpers import WIDTH_SPACE_DECK
 
 
 def klayout_counts(deck: Path, layout: Path, report: Path) -> dict[str, int]:
