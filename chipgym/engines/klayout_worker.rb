@@ -7,7 +7,7 @@
 #
 # This process never evaluates deck code. Every deck runs in a fresh fork of it, so a deck that
 # monkeypatches the DRC engine, leaves a thread or forges output cannot touch a later deck. After each
-# fork every other process in the sandbox's pid namespace is killed.
+# job every other process in the sandbox's pid namespace is killed.
 require 'json'
 require 'fiddle'
 
@@ -134,31 +134,45 @@ module ChipgymWorker
     File.exist?(LOG) ? File.binread(LOG, 2000, [File.size(LOG) - 2000, 0].max).to_s.scrub.strip : ""
   end
 
-  def child(deck, layouts, max_markers, out, proto)
-    proto.close
-    STDIN.reopen(File::NULL)
-    STDOUT.reopen(LOG, "w")
-    STDERR.reopen(STDOUT)
-    # KLayout's _finish forces two full garbage collections; this process is discarded after the deck.
-    GC.singleton_class.send(:define_method, :start) { |*_args, **_kw| nil }
-    layouts.each do |layout|
-      start = now
-      result = run_deck(deck, layout, max_markers)
-      out.puts(JSON.generate(result.merge("seconds" => now - start)))
+  Child = Struct.new(:pid, :job, :results)
+
+  # Forks a child that waits for one job on its own pipe. Forking takes tens of milliseconds, so the
+  # worker keeps one such child ready while it is idle. The child starts from this process's state
+  # between jobs, and never sees another deck: every process but this one is killed after each job.
+  def fork_child(proto)
+    job_reader, job_writer = IO.pipe
+    result_reader, result_writer = IO.pipe
+    pid = fork do
+      [job_writer, result_reader, proto].each(&:close)
+      STDIN.reopen(File::NULL)
+      STDOUT.reopen(LOG, "w")
+      STDERR.reopen(STDOUT)
+      # KLayout's _finish forces two full garbage collections; this process is discarded after the deck.
+      GC.singleton_class.send(:define_method, :start) { |*_args, **_kw| nil }
+      job = JSON.parse(job_reader.read)
+      job_reader.close
+      job["layouts"].each do |layout|
+        start = now
+        result = run_deck(job["deck"], layout, job["max_markers"])
+        result_writer.puts(JSON.generate(result.merge("seconds" => now - start)))
+      end
+      result_writer.flush
+      exit!(0)
     end
-    out.flush
-    exit!(0)
+    [job_reader, result_writer].each(&:close)
+    Child.new(pid, job_writer, result_reader)
   end
 
-  # Runs the deck in a fresh child on the layouts in turn; returns the results the child gave before it
+  # Runs the deck in the child on the layouts in turn; returns the results the child gave before it
   # ended, timed out or died (at least one: the failure of the layout it was on).
-  def run_in_child(deck, layouts, timeout, max_markers, proto)
-    reader, writer = IO.pipe
-    pid = fork do
-      reader.close
-      child(deck, layouts, max_markers, writer, proto)
+  def run_in_child(child, deck, layouts, timeout, max_markers)
+    begin
+      child.job.write(JSON.generate({ "deck" => deck, "layouts" => layouts, "max_markers" => max_markers }))
+    rescue SystemCallError
+      nil  # the child is gone; reading its results below says so
     end
-    writer.close
+    child.job.close
+    reader = child.results
     results = []
     buffer = +""
     deadline = now + timeout
@@ -172,7 +186,7 @@ module ChipgymWorker
       chunk = reader.read_nonblock(1 << 20, exception: false)
       next if chunk == :wait_readable
       if chunk.nil?
-        status = exit_status(pid)
+        status = exit_status(child.pid)
         kill_others
         how = status ? (status.signaled? ? "was killed by signal #{status.termsig}" : "exited with status #{status.exitstatus}") : "ended"
         results << failure("crashed", "the deck's process #{how}. Output: #{log_tail}")
@@ -189,15 +203,17 @@ module ChipgymWorker
       end
     end
     reader.close
-    kill_others
     results
   end
 
-  def run_job(job, proto)
+  def run_job(job, proto, ready_child)
     layouts = job["layouts"]
     results = []
+    child = ready_child
     while results.size < layouts.size
-      results.concat(run_in_child(job["deck"], layouts[results.size..], job["timeout"], job["max_markers"], proto))
+      child ||= (kill_others; fork_child(proto))
+      results.concat(run_in_child(child, job["deck"], layouts[results.size..], job["timeout"], job["max_markers"]))
+      child = nil
     end
     results.first(layouts.size)
   end
@@ -208,9 +224,12 @@ module ChipgymWorker
     STDOUT.reopen(File::NULL)
     make_undumpable
     proto.puts(JSON.generate({ "ready" => true, "klayout" => RBA::Application.instance.version }))
-    STDIN.each_line do |line|
+    loop do
+      ready_child = fork_child(proto)
+      line = STDIN.gets or break
       job = JSON.parse(line)
-      proto.puts(JSON.generate({ "id" => job["id"], "results" => run_job(job, proto) }))
+      proto.puts(JSON.generate({ "id" => job["id"], "results" => run_job(job, proto, ready_child) }))
+      kill_others  # after the reply: a process's exit takes milliseconds that the caller need not wait for
     end
   end
 end
