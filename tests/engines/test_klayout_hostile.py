@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -118,8 +119,7 @@ def test_killing_the_worker_is_a_crash(hostile_pool, layouts):
 def test_fork_bomb_times_out_and_leaves_nothing(hostile_pool, layouts):
     result = run_hostile(hostile_pool, layouts, "loop { fork { loop { fork rescue nil } } rescue nil }")
     assert result.status in (DrcStatus.TIMEOUT, DrcStatus.CRASHED)
-    worker = hostile_pool.workers[0]
-    assert len(processes_of(worker.sandbox.uid)) <= 3  # bwrap's monitor and init, and KLayout
+    assert_only_the_worker_is_left(hostile_pool.workers[0])
 
 
 def test_monkeypatching_the_engine_does_not_reach_the_next_deck(hostile_pool, layouts):
@@ -132,7 +132,7 @@ def test_threads_and_processes_left_behind_are_killed(hostile_pool, layouts):
     body = 'Thread.new { loop { Dir.glob("/job/*").each { |f| File.read(f) } } }\nfork { sleep 1000 }\nspawn("sleep 1000")'
     result = run_hostile(hostile_pool, layouts, body)
     assert result.status is DrcStatus.OK
-    assert len(processes_of(hostile_pool.workers[0].sandbox.uid)) <= 3
+    assert_only_the_worker_is_left(hostile_pool.workers[0])
 
 
 def test_forged_replies_change_nothing(hostile_pool, layouts):
@@ -146,3 +146,11 @@ def test_the_parent_worker_cannot_be_inspected(hostile_pool, layouts):
     result = run_hostile(hostile_pool, layouts, 'File.read("/proc/#{Process.ppid}/environ")')
     assert result.status is DrcStatus.RUNTIME
     assert "Permission denied" in result.error
+
+
+def assert_only_the_worker_is_left(worker, seconds: float = 5.0):
+    """bwrap's monitor and init, KLayout, and the child it keeps ready: nothing a deck started survives."""
+    deadline = time.monotonic() + seconds
+    while len(processes_of(worker.sandbox.uid)) > 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(processes_of(worker.sandbox.uid)) <= 4
