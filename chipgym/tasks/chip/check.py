@@ -1,0 +1,31 @@
+"""Entry point: check a design folder against a chip task.
+
+>>> from pathlib import Path
+>>> report = check_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle", formal=False)
+>>> report.passed
+True
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from chipgym.tasks.chip.design import DesignError, load_design
+from chipgym.tasks.chip.report import CheckReport
+
+
+def check_design(design_dir: str | Path, task: str = "cpu", **options) -> CheckReport:
+    """Run every check of ``task`` on the design in ``design_dir``.
+
+    ``options`` go to the task's ``checks.run`` (for ``cpu``: ``programs``, ``grading_seed``,
+    ``stall_seeds``, ``formal``).
+    """
+    report = CheckReport(task, str(design_dir))
+    try:
+        design = load_design(design_dir)
+    except DesignError as e:
+        report.fail("design", str(e))
+        return report
+    checks = importlib.import_module(f"chipgym.tasks.chip.{task}.checks")
+    checks.run(design, report, **options)
+    return report

@@ -1,0 +1,97 @@
+"""The checks of the ``cpu`` task, in order: ports, build, functional, lockstep, formal.
+
+Structural failures (ports, build) stop the run; functional and lockstep failures are
+reported per program (the first divergence of each).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from chipgym.tasks.chip.cpu.arch import load_arch
+from chipgym.tasks.chip.cpu.heldout import SEED_ENV, heldout_programs
+from chipgym.tasks.chip.cpu.lockstep import TimingModelError, lockstep, predict
+from chipgym.tasks.chip.cpu.program import Program
+from chipgym.tasks.chip.cpu.reference import execute
+from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
+from chipgym.tasks.chip.cpu.workloads import programs as public_programs
+from chipgym.tasks.chip.design import Design
+from chipgym.tasks.chip.elaborate import elaborate
+from chipgym.tasks.chip.formal import formal_check
+from chipgym.tasks.chip.ports import load_ports, port_problems
+from chipgym.tasks.chip.report import CheckReport
+from chipgym.tasks.chip.verilator import BuildError, build
+
+DV = Path(__file__).parent / "dv"
+RETIRE = "CHIPGYM_RETIRE"
+STALL_PERMILLE = 250
+FORMAL_DEPTH = 12
+
+
+def _ports(design: Design, report: CheckReport) -> bool:
+    contract = load_ports(DV / "ports.xml")
+    if design.top != contract.top:
+        report.fail("ports", f"design.toml top is {design.top!r}, the contract requires {contract.top!r}")
+        return False
+    for defines, groups in (((RETIRE,), contract.groups()), ((), ())):
+        e = elaborate(design, defines)
+        label = f"with {RETIRE}" if defines else f"without {RETIRE}"
+        for problem in e.problems or port_problems(contract, e.ports, groups):
+            report.fail("ports", f"{label}: {problem}")
+        if not report.passed:
+            return False
+    return True
+
+
+def run(design: Design, report: CheckReport, programs: list[Program] | None = None,
+        grading_seed: int | None = None, stall_seeds: tuple[int, ...] = (1,), formal: bool = True) -> None:
+    """Check ``design`` and record failures, timings and per-program cycle counts in ``report``."""
+    arch = load_arch()
+    with report.timed("ports"):
+        if not _ports(design, report):
+            return
+    with report.timed("build"):
+        try:
+            binary = build(design, HARNESS, (RETIRE,))
+        except BuildError as e:
+            report.fail("build", str(e))
+            return
+    progs = list(programs) if programs is not None else public_programs()
+    if grading_seed is not None or SEED_ENV in os.environ:
+        progs += heldout_programs(grading_seed)
+    latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
+    traces = []
+    for index, prog in enumerate(progs):
+        with report.timed("reference"):
+            ref = execute(prog, arch)
+        watchdog = arch.watchdog(len(ref.retirements))
+        with report.timed("functional"):
+            exact = simulate(binary, prog, arch, latency, watchdog)
+            problem = divergence(ref, exact)
+            for seed in stall_seeds if problem is None else ():
+                stall_seed = seed * 7919 + index
+                stalled = simulate(binary, prog, arch, latency, watchdog, stall_seed, STALL_PERMILLE)
+                if (problem := divergence(ref, stalled)):
+                    problem += f" [random stalls, seed {stall_seed}]"
+                    break
+        if problem:
+            report.fail("functional", problem)
+            continue
+        report.stats[prog.name] = {"cycles": exact.end_cycle, "retired": len(exact.retirements)}
+        traces.append((ref, exact))
+    with report.timed("lockstep"):
+        try:
+            predictions = predict(design.timing_model, [ref for ref, _ in traces], latency)
+            if len(predictions) != len(traces):
+                raise TimingModelError(f"{len(predictions)} predictions for {len(traces)} programs")
+        except TimingModelError as e:
+            report.fail("lockstep", f"timing model: {e}")
+            predictions = []
+        for prediction, (ref, exact) in zip(predictions, traces):
+            if (problem := lockstep(prediction, ref, exact)):
+                report.fail("lockstep", problem)
+    if formal:
+        with report.timed("formal"):
+            for problem in formal_check(design, DV / "formal.sv", depth=FORMAL_DEPTH):
+                report.fail("formal", problem)
+

@@ -1,0 +1,115 @@
+// Trusted testbench harness for the ChipGym CPU: models imem/dmem behind valid/ready ports,
+// checks the memory protocol, and prints the retirement stream and final state.
+// stdin:  nonce imem_bytes dmem_bytes imem_latency dmem_latency stall_seed stall_permille watchdog
+//         n_imem then n_imem hex words; n_dmem then n_dmem "hex_addr hex_word" pairs
+// stdout: every line starts with the nonce, so that $display output of the design cannot forge one:
+//         "R cycle pc insn rd rd_wdata mem_en mem_we mem_addr mem_wdata mem_rdata" per retirement,
+//         "E kind message" on a protocol violation or watchdog expiry (then exits),
+//         "END cycle halted fault cnt_cycles cnt_retired cnt_stalls", then "M addr word" per nonzero dmem word.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <vector>
+#include "Vtop.h"
+#include "verilated.h"
+
+static char nonce[64];
+
+struct Rng {  // xorshift64: seeded, reproducible stalls
+  uint64_t s;
+  uint32_t next() { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return (uint32_t)s; }
+  bool chance(uint32_t permille) { return permille && next() % 1000 < permille; }
+};
+
+struct Port {  // one memory port: in-order responses, optional random stalls
+  const char* name;
+  uint32_t latency;
+  std::deque<std::pair<uint64_t, uint32_t>> pending;  // (cycle the response is due, rdata)
+  uint64_t last_due = 0;
+  bool held = false;  // a request was valid and not accepted last cycle
+  uint32_t held_addr = 0, held_wdata = 0, held_we = 0;
+};
+
+static void fail(uint64_t cyc, const char* kind, const char* what, const char* port) {
+  printf("%s E %s cycle %llu: %s %s\n", nonce, kind, (unsigned long long)cyc, port, what);
+  exit(0);
+}
+
+// Checks the request of this cycle; returns whether it is accepted.
+static bool request(Port& p, uint64_t cyc, bool valid, bool ready, uint32_t addr, uint32_t we,
+                    uint32_t wdata, uint32_t limit) {
+  if (p.held && (!valid || addr != p.held_addr || we != p.held_we || (we && wdata != p.held_wdata)))
+    fail(cyc, "protocol", "request changed or withdrawn while stalled", p.name);
+  p.held = valid && !ready;
+  p.held_addr = addr, p.held_we = we, p.held_wdata = wdata;
+  if (!valid || !ready) return false;
+  if (addr % 4 || addr >= limit) fail(cyc, "protocol", "request to a misaligned or out-of-range address", p.name);
+  return true;
+}
+
+int main(int argc, char** argv) {
+  Verilated::commandArgs(argc, argv);
+  uint32_t IMEM_BYTES, DMEM_BYTES, lat_i, lat_d, permille, n;
+  unsigned long long seed, watchdog;
+  if (scanf("%63s %u %u %u %u %llu %u %llu", nonce, &IMEM_BYTES, &DMEM_BYTES, &lat_i, &lat_d, &seed, &permille, &watchdog) != 8)
+    return 2;
+  std::vector<uint32_t> imem(IMEM_BYTES / 4, 0);
+  std::map<uint32_t, uint32_t> dmem;
+  scanf("%u", &n);
+  for (uint32_t i = 0; i < n; i++) scanf("%x", &imem.at(i));
+  scanf("%u", &n);
+  for (uint32_t i = 0, a, w; i < n; i++) { scanf("%x %x", &a, &w); dmem[a] = w; }
+
+  Rng rng{seed * 2654435761u + 1};
+  Port ip{"imem", lat_i}, dp{"dmem", lat_d};
+  Vtop* top = new Vtop;
+  top->rst = 1;
+  for (int i = 0; i < 4; i++) { top->clk = 0; top->eval(); top->clk = 1; top->eval(); }
+  top->rst = 0;
+  long long end = -1;
+  for (uint64_t cyc = 0;; cyc++) {
+    if (end < 0 && cyc >= watchdog) fail(cyc, "watchdog", "no halt or fault within the cycle budget", "core");
+    top->imem_req_ready = !rng.chance(permille);
+    top->dmem_req_ready = !rng.chance(permille);
+    top->imem_resp_valid = !ip.pending.empty() && ip.pending.front().first <= cyc;
+    top->imem_resp_rdata = top->imem_resp_valid ? ip.pending.front().second : 0;
+    top->dmem_resp_valid = !dp.pending.empty() && dp.pending.front().first <= cyc;
+    top->dmem_resp_rdata = top->dmem_resp_valid ? dp.pending.front().second : 0;
+    top->clk = 0;
+    top->eval();
+    if (top->imem_resp_valid) ip.pending.pop_front();
+    if (top->dmem_resp_valid) dp.pending.pop_front();
+    bool done = end >= 0;
+    if (done && (top->imem_req_valid || top->dmem_req_valid || top->ret_valid))
+      fail(cyc, "protocol", "request or retirement after halt/fault", "core");
+    if (request(ip, cyc, top->imem_req_valid, top->imem_req_ready, top->imem_req_addr, 0, 0, IMEM_BYTES)) {
+      ip.last_due = std::max<uint64_t>(cyc + ip.latency + (rng.chance(permille) ? 1 + rng.next() % 3 : 0), ip.last_due + 1);
+      ip.pending.push_back({ip.last_due, imem[top->imem_req_addr / 4]});
+    }
+    if (request(dp, cyc, top->dmem_req_valid, top->dmem_req_ready, top->dmem_req_addr, top->dmem_req_we,
+                top->dmem_req_wdata, DMEM_BYTES)) {
+      uint32_t a = top->dmem_req_addr, rdata = 0;
+      if (top->dmem_req_we) dmem[a] = top->dmem_req_wdata;
+      else rdata = dmem.count(a) ? dmem[a] : 0;
+      dp.last_due = std::max<uint64_t>(cyc + dp.latency + (rng.chance(permille) ? 1 + rng.next() % 3 : 0), dp.last_due + 1);
+      dp.pending.push_back({dp.last_due, rdata});
+    }
+    if (top->ret_valid)
+      printf("%s R %llu %x %x %x %x %x %x %x %x %x\n", nonce, (unsigned long long)cyc, top->ret_pc, top->ret_insn,
+             top->ret_rd, top->ret_rd_wdata, top->ret_mem_en, top->ret_mem_we, top->ret_mem_addr,
+             top->ret_mem_wdata, top->ret_mem_rdata);
+    if (!done && (top->halted || top->fault)) end = cyc;
+    if (done && (!top->halted && !top->fault)) fail(cyc, "protocol", "halted/fault dropped", "core");
+    if (done && cyc >= (uint64_t)end + 4) break;
+    top->clk = 1;
+    top->eval();
+  }
+  printf("%s END %lld %u %u %u %u %u\n", nonce, end, top->halted, top->fault, top->cnt_cycles, top->cnt_retired, top->cnt_stalls);
+  for (auto& kv : dmem)
+    if (kv.second) printf("%s M %x %x\n", nonce, kv.first, kv.second);
+  top->final();
+  delete top;
+  return 0;
+}

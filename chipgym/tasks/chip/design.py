@@ -1,0 +1,54 @@
+"""A design folder: ``design.toml`` (top module, clock period in ps), ``rtl/*.v``,
+``model/timing_model.py``.
+
+>>> from pathlib import Path
+>>> d = load_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle")
+>>> d.top, d.clock_period_ps > 0, len(d.digest()) == 64
+('chipgym_cpu', True, True)
+"""
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class DesignError(ValueError):
+    """The design folder is malformed (missing files or keys)."""
+
+
+@dataclass(frozen=True)
+class Design:
+    root: Path
+    top: str
+    clock_period_ps: int
+    rtl: tuple[Path, ...]
+    timing_model: Path
+
+    def digest(self, *extra: str) -> str:
+        """Content hash of the RTL and design.toml plus ``extra`` strings (tool flags, harness text)."""
+        h = hashlib.sha256()
+        for path in (self.root / "design.toml", *self.rtl):
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        for e in extra:
+            h.update(e.encode() + b"\0")
+        return h.hexdigest()
+
+
+def load_design(path: str | Path) -> Design:
+    root = Path(path).resolve()
+    toml = root / "design.toml"
+    if not toml.is_file():
+        raise DesignError(f"{root}: no design.toml")
+    try:
+        meta = tomllib.loads(toml.read_text())
+        top, period = str(meta["top"]), int(meta["clock_period_ps"])
+    except (tomllib.TOMLDecodeError, KeyError, ValueError) as e:
+        raise DesignError(f"{toml}: needs top = \"...\" and clock_period_ps = N ({e})") from None
+    if period <= 0:
+        raise DesignError(f"{toml}: clock_period_ps must be positive")
+    rtl = tuple(sorted((root / "rtl").glob("*.v")))
+    if not rtl:
+        raise DesignError(f"{root}: no rtl/*.v files")
+    return Design(root, top, period, rtl, root / "model" / "timing_model.py")
