@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(klayout bubblewrap util-linux)
+APT_PACKAGES=(klayout bubblewrap util-linux verilator yosys z3 g++ make)
 VENV=.venv
 
 log() { echo "[chipgym] $*" >&2; }

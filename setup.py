@@ -6,7 +6,10 @@ setup(
     description="Gymnasium environments for chip-design agents, graded by real EDA engines",
     python_requires=">=3.11",
     packages=find_packages(include=["chipgym", "chipgym.*"]),
-    package_data={"chipgym": ["**/*.rb", "**/*.xml", "**/*.v", "**/*.md", "**/*.yaml", "**/*.toml"]},
+    package_data={
+        "chipgym": ["**/*.rb", "**/*.xml", "**/*.v", "**/*.sv", "**/*.cpp", "**/*.md", "**/*.yaml", "**/*.toml",
+                    "**/expect", "tasks/chip/cpu/fixtures/*/model/*.py"],
+    },
     install_requires=[
         "gymnasium>=1.2",
         "numpy",

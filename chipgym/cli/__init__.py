@@ -1,4 +1,4 @@
-"""The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run``, ...
+"""The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run|grade``, ``chipgym chip check``.
 
 Each command group lives in its own module and adds its subcommands to the parser.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from chipgym.cli import doctor, drc
+from chipgym.cli import chip, doctor, drc
 from chipgym.errors import ChipgymError
 
 INFRASTRUCTURE_FAILURE = 2
@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     doctor.add_commands(commands)
     drc.add_commands(commands)
+    chip.add_commands(commands)
     return parser
 
 
@@ -26,6 +27,6 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except (ChipgymError, OSError) as error:
+    except (ChipgymError, OSError, ValueError) as error:
         print(f"chipgym: {error}", file=sys.stderr)
         return INFRASTRUCTURE_FAILURE

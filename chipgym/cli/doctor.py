@@ -26,6 +26,11 @@ TOOLS = (
     Tool("bwrap", ("--version",), "the sandbox", "apt-get install -y bubblewrap"),
     Tool("prlimit", ("--version",), "the sandbox's resource limits", "apt-get install -y util-linux"),
     Tool("setpriv", ("--version",), "the sandbox's own uid", "apt-get install -y util-linux"),
+    Tool("yosys", ("-V",), "elaborating and checking RTL", "apt-get install -y yosys"),
+    Tool("yosys-smtbmc", ("--help",), "the formal gate", "apt-get install -y yosys"),
+    Tool("z3", ("--version",), "the formal gate's solver", "apt-get install -y z3"),
+    Tool("verilator", ("--version",), "simulating RTL", "apt-get install -y verilator"),
+    Tool("g++", ("--version",), "building Verilator simulators", "apt-get install -y g++ make"),
 )
 PYTHON_MODULES = ("gymnasium", "numpy", "gdstk", "klayout", "pyyaml", "tqdm")
 

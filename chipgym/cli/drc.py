@@ -33,6 +33,31 @@ def run_decks(args) -> int:
     return 0
 
 
+def grade_deck(args) -> int:
+    from chipgym.scoring.drc import grade
+    from chipgym.tasks.drc.rule2drc import load_rule2drc
+
+    tasks = load_rule2drc(args.problem)
+    if len(tasks) != 1:
+        raise ValueError(f"{args.problem}: holds {len(tasks)} problems; name one problem folder")
+    deck = Path(args.deck)
+    if not deck.is_file():
+        raise FileNotFoundError(f"no such file: {deck}")
+    with DrcPool(workers=args.workers, timeout=args.timeout) as pool:
+        result = grade(tasks[0], deck.read_text(), pool, mode=args.mode)
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"{tasks[0].id}: {'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, "
+          f"{result.layouts_matched:.0%} of {len(tasks[0].hidden_testcases)} layouts matched")
+    if result.error:
+        print(f"error: {result.error}: {result.error_message}  {result.error_counts}")
+    for m in result.mismatches:
+        print(f"  {m.layout}  {m.category}: expected {m.expected}, got {m.got}")
+    return 0
+
+
 def _row_json(deck: Path, layout: Path, result: DrcResult) -> dict:
     return {
         "deck": str(deck),
@@ -62,3 +87,13 @@ def add_commands(commands) -> None:
     run.add_argument("--workers", type=int, default=2, help="KLayout workers (default 2)")
     run.add_argument("--timeout", type=float, default=20.0, help="seconds for one deck on one layout (default 20)")
     run.set_defaults(handler=run_decks)
+
+    grade = drc.add_parser("grade", help="grade a deck on a Rule2DRC problem's labelled layouts")
+    grade.add_argument("problem", metavar="PROBLEM_DIR", help="a problem folder (with spec.yaml)")
+    grade.add_argument("deck", metavar="DECK", help="the deck to grade")
+    grade.add_argument("--mode", choices=("verdicts", "markers"), default="verdicts",
+                       help="verdicts: any marker or none per category (Rule2DRC); markers: the gold deck's geometry")
+    grade.add_argument("--json", action="store_true", help="print the grade as JSON")
+    grade.add_argument("--workers", type=int, default=2)
+    grade.add_argument("--timeout", type=float, default=20.0)
+    grade.set_defaults(handler=grade_deck)
