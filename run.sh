@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(klayout bubblewrap util-linux verilator yosys z3 g++ make)
+APT_PACKAGES=(klayout bubblewrap util-linux verilator yosys z3 g++ make python3)  # python3: runs timing models in the sandbox
 VENV=.venv
 
 log() { echo "[chipgym] $*" >&2; }

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+
+import chipgym as chipgym_package
 
 from chipgym.render import render_layout, save_png
 from layout_helpers import WIDTH_SPACE_DECK
@@ -59,3 +62,18 @@ def test_markers_are_drawn_in_their_category_colour(pool, layouts, tmp_path):
     assert red.sum() > 100 and not np.all(plain == (0xE6, 0x19, 0x4B), axis=-1).any()
     save_png(marked, tmp_path / "m.png")
     assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_chip_check_json_on_the_pipelined_fixture():
+    design = Path(chipgym_package.__file__).parent / "tasks" / "chip" / "cpu" / "fixtures" / "pipelined"
+    run = chipgym("chip", "check", design, "--json", "--no-formal")
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(run.stdout)
+    assert report["passed"] is True and report["failures"] == []
+    assert report["stats"]["memcpy"] == {"cycles": 18006, "retired": 12004}
+
+
+def test_chip_check_names_the_failing_check(tmp_path):
+    run = chipgym("chip", "check", tmp_path, "--json", "--no-formal")
+    assert run.returncode == 1
+    assert json.loads(run.stdout)["failures"][0]["check"] == "design"

@@ -6,18 +6,32 @@ The model is lowered to AND gates first: z3 stalls on the word-level model of a 
 """
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 from pathlib import Path
 
+from chipgym.cache import cache_dir
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.tools import run_tool
 
+UNCLASSIFIED = "yosys-smtbmc failed"  # a failure that names no assertion (a timeout, a crash): not cached
 ASSERT_FAILED = re.compile(r"Assert failed in \S+: (\S+?):(\d+)")
 
 
 def formal_check(design: Design, properties: Path, depth: int, top: str = "chipgym_formal") -> list[str]:
-    """Problems found within ``depth`` cycles (empty if every assertion holds)."""
+    """Problems found within ``depth`` cycles (empty if every assertion holds), cached by content."""
+    cached = cache_dir("formal") / f"{design.digest(properties.read_text(), str(depth), top)}.json"
+    if cached.is_file():
+        return json.loads(cached.read_text())
+    problems = _formal_check(design, properties, depth, top)
+    if not any(p.startswith(UNCLASSIFIED) for p in problems):
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(problems))
+    return problems
+
+
+def _formal_check(design: Design, properties: Path, depth: int, top: str) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         smt2 = Path(tmp) / "model.smt2"
         files = " ".join(f'"{p}"' for p in (*design.rtl, properties.resolve()))
@@ -38,4 +52,4 @@ def formal_check(design: Design, properties: Path, depth: int, top: str = "chipg
         f"{lines[int(n) - 1].strip()} (fails within {depth} cycles)"
         for _, n in dict.fromkeys(ASSERT_FAILED.findall(bmc.stdout))
     ]
-    return failed or [f"yosys-smtbmc failed: {bmc.tail(5)}"]
+    return failed or [f"{UNCLASSIFIED}: {bmc.tail(5)}"]

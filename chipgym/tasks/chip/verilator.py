@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from chipgym.tasks.chip.design import Design
+from chipgym.cache import cache_dir
 from chipgym.tasks.chip.tools import run_tool
 
 FLAGS = ("--cc", "--exe", "--build", "-j", "2", "-O1", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--prefix", "Vtop")
@@ -19,14 +20,10 @@ class BuildError(RuntimeError):
     """Verilator rejected the design; the message holds the first errors."""
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("CHIPGYM_CACHE", Path.home() / ".cache" / "chipgym")) / "verilator"
-
-
 def build(design: Design, harness: Path, defines: tuple[str, ...]) -> Path:
     """Return the path of a simulator binary for ``design`` driven by ``harness``."""
     flags = (*FLAGS, "--top-module", design.top, *(f"-D{d}" for d in defines), "-CFLAGS", "-O1")
-    binary = cache_root() / design.digest(harness.read_text(), *flags) / "sim"
+    binary = cache_dir("verilator") / design.digest(harness.read_text(), *flags) / "sim"
     if binary.exists():
         return binary
     with tempfile.TemporaryDirectory() as tmp:
