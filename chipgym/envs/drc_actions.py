@@ -1,0 +1,144 @@
+"""Actions of ``chipgym/DrcScript-v0``: JSON text, built with these helpers and checked by ``parse``.
+
+>>> from chipgym.envs import drc_actions as act
+>>> act.write('source($input)\\nreport("r", $output)')
+'{"op": "write", "script": "source($input)\\\\nreport(\\\\"r\\\\", $output)"}'
+>>> act.parse(act.add_test([act.box((68, 20), 0, 0, 0.1, 2)], {"m1.1": 1})).op
+'add_test'
+>>> act.parse('{"op": "fly"}')
+Traceback (most recent call last):
+...
+chipgym.envs.drc_actions.ActionError: op: unknown operation 'fly'; expected one of write, patch, add_test, run, submit
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from chipgym.tasks.drc.layout_text import shapes_to_gds
+
+OPS = ("write", "patch", "add_test", "run", "submit")
+MAX_SCRIPT = 100_000  # characters
+MAX_GDS = 1 << 20  # bytes
+
+
+class ActionError(ValueError):
+    """A malformed action; the message names the field at fault."""
+
+
+@dataclass(frozen=True)
+class Action:
+    op: str
+    script: str = ""
+    search: str = ""
+    replace: str = ""
+    gds: bytes = b""
+    expected: Mapping[str, int] = field(default_factory=dict)
+    name: str = ""
+
+
+def write(script: str) -> str:
+    """Replace the whole deck."""
+    return json.dumps({"op": "write", "script": script})
+
+
+def patch(search: str, replace: str) -> str:
+    """Replace the first occurrence of ``search`` in the deck with ``replace``."""
+    return json.dumps({"op": "patch", "search": search, "replace": replace})
+
+
+def box(layer: Sequence[int], x0: float, y0: float, x1: float, y1: float) -> dict:
+    """A rectangle in um for ``add_test``."""
+    return {"layer": list(layer), "box": [x0, y0, x1, y1]}
+
+
+def polygon(layer: Sequence[int], points: Sequence[Sequence[float]]) -> dict:
+    """A polygon in um for ``add_test``."""
+    return {"layer": list(layer), "polygon": [list(p) for p in points]}
+
+
+def add_test(shapes: Sequence[Mapping] | bytes, expected: Mapping[str, int], name: str = "") -> str:
+    """Add a test layout (shapes, or GDS bytes) with the verdict expected per category (1 = violation)."""
+    action: dict[str, Any] = {"op": "add_test", "expected": dict(expected)}
+    if isinstance(shapes, bytes):
+        action["gds"] = base64.b64encode(shapes).decode()
+    else:
+        action["shapes"] = list(shapes)
+    if name:
+        action["name"] = name
+    return json.dumps(action)
+
+
+def run() -> str:
+    """Run the deck on the public examples and the agent's tests (feedback only)."""
+    return json.dumps({"op": "run"})
+
+
+def submit() -> str:
+    """Grade the deck on the hidden layouts and end the episode."""
+    return json.dumps({"op": "submit"})
+
+
+def parse(text: str, categories: Sequence[str] | None = None) -> Action:
+    """The action in ``text``, checked; raises ActionError naming the field at fault."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as error:
+        raise ActionError(f"action: not valid JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ActionError('action: expected a JSON object like {"op": "run"}')
+    op = data.get("op")
+    if op not in OPS:
+        raise ActionError(f"op: unknown operation {op!r}; expected one of {', '.join(OPS)}")
+    if op == "write":
+        return Action(op, script=_text(data, "script", MAX_SCRIPT))
+    if op == "patch":
+        search = _text(data, "search", MAX_SCRIPT)
+        if not search:
+            raise ActionError("search: must not be empty")
+        return Action(op, search=search, replace=_text(data, "replace", MAX_SCRIPT))
+    if op == "add_test":
+        return Action(op, gds=_test_gds(data), expected=_expected(data, categories), name=_text(data, "name", 64, ""))
+    return Action(op)
+
+
+def _text(data: Mapping, key: str, limit: int, default: str | None = None) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise ActionError(f"{key}: expected a string")
+    if len(value) > limit:
+        raise ActionError(f"{key}: longer than {limit} characters")
+    return value
+
+
+def _test_gds(data: Mapping) -> bytes:
+    if ("shapes" in data) == ("gds" in data):
+        raise ActionError("add_test: give either 'shapes' or 'gds' (base64)")
+    if "gds" in data:
+        try:
+            gds = base64.b64decode(_text(data, "gds", 2 * MAX_GDS), validate=True)
+        except binascii.Error:
+            raise ActionError("gds: not valid base64") from None
+        if not gds:
+            raise ActionError("gds: empty")
+        return gds
+    try:
+        return shapes_to_gds(data["shapes"])
+    except ValueError as error:
+        raise ActionError(str(error)) from None
+
+
+def _expected(data: Mapping, categories: Sequence[str] | None) -> dict[str, int]:
+    expected = data.get("expected")
+    if not isinstance(expected, dict) or not expected:
+        raise ActionError('expected: an object {CATEGORY: 0 or 1}, e.g. {"m1.1": 1}')
+    for category, verdict in expected.items():
+        if categories is not None and category not in categories:
+            raise ActionError(f"expected.{category}: not a category of this task ({', '.join(categories)})")
+        if verdict not in (0, 1) or isinstance(verdict, bool):
+            raise ActionError(f"expected.{category}: must be 0 or 1")
+    return dict(expected)

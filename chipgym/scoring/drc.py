@@ -1,0 +1,154 @@
+"""Grade a DRC deck against a task's hidden layouts.
+
+A deck succeeds when it runs without error on every hidden layout, emits no category the task does not
+define, and its verdict per category (at least one marker, or none) matches the label on every layout.
+``mode="markers"`` asks more: the marker geometry itself must equal the gold deck's.
+
+>>> from chipgym.scoring.drc import grade                                   # doctest: +SKIP
+>>> result = grade(task, deck_text, pool)                                   # doctest: +SKIP
+>>> result.success, result.f1, result.mismatches[:1]                        # doctest: +SKIP
+(False, 0.8, (Mismatch(layout='fail/notch_1', category='m1.1', expected=1, got=0),))
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Literal, Sequence
+
+from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult, Marker
+from chipgym.tasks.drc.task import DrcTask, Testcase
+
+Mode = Literal["verdicts", "markers"]
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One layout and category where the deck disagrees with the label (or, in markers mode, the gold markers)."""
+
+    layout: str
+    category: str
+    expected: int
+    got: int
+
+
+@dataclass(frozen=True)
+class CategoryScore:
+    precision: float
+    recall: float
+    f1: float
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The outcome of grading one deck on one task's hidden layouts."""
+
+    success: bool
+    error: str | None  # the error class of the first layout the deck failed on, None when it ran everywhere
+    error_message: str
+    error_counts: dict[str, int]
+    layouts_matched: float  # fraction of layouts where every category matched
+    categories: dict[str, CategoryScore]
+    f1: float  # mean of the per-category F1
+    mismatches: tuple[Mismatch, ...]
+    extra_categories: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def grade(task: DrcTask, deck: str, pool: DrcPool, mode: Mode = "verdicts") -> Grade:
+    """Runs ``deck`` on the task's hidden layouts through ``pool`` and compares it with the labels."""
+    return grade_on(task.hidden_testcases, task.categories, deck, pool, mode, task.gold_deck)
+
+
+def grade_on(
+    cases: Sequence[Testcase],
+    categories: Sequence[str],
+    deck: str,
+    pool: DrcPool,
+    mode: Mode = "verdicts",
+    gold_deck: str | None = None,
+) -> Grade:
+    """Grades ``deck`` on any labelled layouts (hidden ones, public ones, or an agent's own tests)."""
+    layouts = [case.gds for case in cases]
+    if mode == "markers":
+        if gold_deck is None:
+            raise ValueError("grading in markers mode needs the gold deck")
+        results, gold = pool.run_batch([DrcJob(deck, layouts), DrcJob(gold_deck, layouts)])
+    else:
+        results, gold = pool.run(deck, layouts), None
+    return compare(cases, categories, results, gold)
+
+
+def compare(
+    cases: Sequence[Testcase],
+    categories: Sequence[str],
+    results: Sequence[DrcResult],
+    gold: Sequence[DrcResult] | None = None,
+) -> Grade:
+    """The grade of a deck's results against labelled layouts (and, when given, the gold deck's markers)."""
+    mismatches: list[Mismatch] = []
+    errors = Counter(r.status.value for r in results if not r.ok)
+    first_error = next((r for r in results if not r.ok), None)
+    extra = sorted({name for r in results for name in r.categories} - set(categories))
+    tallies = {c: Counter() for c in categories}
+    matched = 0
+    for index, (case, result) in enumerate(zip(cases, results, strict=True)):
+        layout_ok = result.ok
+        for category in categories:
+            expected = case.labels[category]
+            got = _verdict(result, category)
+            agrees = result.ok and got == expected
+            if agrees and gold is not None:
+                agrees = canonical(result, category) == canonical(gold[index], category)
+            tallies[category][(expected, got if result.ok else 1 - expected)] += 1
+            if not agrees:
+                mismatches.append(Mismatch(case.name, category, expected, got))
+                layout_ok = False
+        matched += layout_ok
+    scores = {c: _score(t) for c, t in tallies.items()}
+    return Grade(
+        success=not mismatches and not errors and not extra,
+        error=first_error.status.value if first_error else ("extra_categories" if extra else None),
+        error_message=first_error.error if first_error else (f"categories the task does not define: {extra}" if extra else ""),
+        error_counts=dict(errors),
+        layouts_matched=matched / len(cases) if cases else 0.0,
+        categories=scores,
+        f1=sum(s.f1 for s in scores.values()) / len(scores) if scores else 0.0,
+        mismatches=tuple(mismatches),
+        extra_categories=tuple(extra),
+    )
+
+
+def _verdict(result: DrcResult, category: str) -> int:
+    found = result.categories.get(category)
+    return int(found is not None and found.count > 0)
+
+
+def _score(tally: Counter) -> CategoryScore:
+    """Precision, recall and F1 from (expected, got) counts; a deck error counts as the wrong verdict."""
+    tp, fp, fn = tally[(1, 1)], tally[(0, 1)], tally[(1, 0)]
+    precision = tp / (tp + fp) if tp + fp else float(fn == 0)
+    recall = tp / (tp + fn) if tp + fn else float(fp == 0)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return CategoryScore(precision, recall, f1)
+
+
+def canonical(result: DrcResult, category: str) -> list[Marker]:
+    """A category's markers in an order- and orientation-free form, for comparing geometry."""
+    found = result.categories.get(category)
+    return sorted((_canonical_marker(m) for m in found.markers), key=repr) if found else []
+
+
+def _canonical_marker(marker: Marker) -> Marker:
+    kind, coords = marker[0], marker[1]
+    points = list(zip(coords[0::2], coords[1::2]))
+    if kind == "polygon":
+        start = points.index(min(points))
+        holes = sorted(_canonical_marker(("polygon", hole))[1] for hole in marker[2:])
+        return (kind, tuple(points[start:] + points[:start]), *holes)
+    if kind in ("edge_pair", "edge"):
+        edges = sorted(tuple(sorted(points[i:i + 2])) for i in range(0, len(points), 2))
+        return (kind, tuple(edges))
+    return (kind, tuple(points))

@@ -1,0 +1,71 @@
+"""Building blocks of suite tasks: a :class:`Rule` (one output category) and a :class:`TaskDraft`.
+
+A draft is a task before labelling: its gold deck and candidate scenes are known,
+labels come later from running the deck (:mod:`chipgym.tasks.drc.suite.labelling`).
+
+>>> r = Rule("m1_1", "Minimum width of met1 is 0.14 um.", 'met1.width(0.14).output("m1_1", "m1.1")',
+...          ("met1",), {"m1_1": 0.14}, ())
+>>> d = TaskDraft("sky130-0000", "m1.1", "sky130", "train", {"met1": (68, 20)}, (r,))
+>>> print(d.deck())
+# sky130-0000: m1.1
+source($input)
+report("m1.1", $output)
+met1 = input(68, 20)
+met1.width(0.14).output("m1_1", "m1.1")
+<BLANKLINE>
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from chipgym.tasks.drc.suite.layouts import Scene
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One design rule: manual text, deck lines (ending in ``.output``), layers and scenes."""
+
+    category: str
+    text: str
+    deck: str
+    layers: tuple[str, ...]
+    thresholds: Mapping[str, float]
+    scenes: tuple[Scene, ...]
+
+
+@dataclass(frozen=True)
+class TaskDraft:
+    """A task whose testcases are not labelled yet."""
+
+    id: str
+    title: str
+    group: str
+    split: str
+    layers: Mapping[str, tuple[int, int]]
+    rules: tuple[Rule, ...]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def deck(self) -> str:
+        """The gold deck: Rule2DRC conventions, one ``input`` per layer, rules in order."""
+        used = [name for name in self.layers if any(name in r.layers for r in self.rules)]
+        lines = [f"# {self.id}: {self.title}", "source($input)", f'report("{self.title}", $output)']
+        lines += [f"{name} = input({self.layers[name][0]}, {self.layers[name][1]})" for name in used]
+        lines += [r.deck for r in self.rules]
+        return "\n".join(lines) + "\n"
+
+    def description(self) -> str:
+        """The rule texts as one paragraph."""
+        return " ".join(r.text for r in self.rules)
+
+    def scenes(self) -> list[Scene]:
+        """All candidate layouts, names unique (prefixed by rule index)."""
+        return [s for r in self.rules for s in r.scenes]
+
+    def thresholds(self) -> dict[str, float]:
+        """Every numeric threshold of the rules, by name (um, um², or a ratio/count)."""
+        return {k: v for r in self.rules for k, v in r.thresholds.items()}
+
+    def categories(self) -> tuple[str, ...]:
+        """The output categories, one per rule, in deck order."""
+        return tuple(r.category for r in self.rules)

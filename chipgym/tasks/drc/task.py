@@ -1,0 +1,91 @@
+"""Typed records for DRC-deck writing tasks.
+
+A :class:`DrcTask` holds everything about one task, including the grading
+secrets (gold deck and hidden testcases).  What an agent may see is the
+:class:`DrcTaskView` returned by :meth:`DrcTask.agent_view`.
+
+>>> case = Testcase(name="ok", gds=b"", labels={"m1_1": 0})
+>>> task = DrcTask(id="t0", title="Met1 width", description="Min width of met1 is 0.14 um.",
+...                layers={"met1": (68, 20)}, rules=(("Min width of met1 is 0.14 um.", "m1_1"),),
+...                categories=("m1_1",), gold_deck="...", public_examples=(case,),
+...                hidden_testcases=(case,), group="sky130")
+>>> view = task.agent_view()
+>>> hasattr(view, "gold_deck"), len(view.public_examples)
+(False, 1)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+Group = Literal["sky130", "synthetic", "syntax", "rule2drc"]
+Split = Literal["train", "test"]
+
+
+@dataclass(frozen=True)
+class Testcase:
+    """One labelled layout: ``labels[category]`` is 1 when the gold deck flags it."""
+
+    __test__ = False  # not a pytest test class despite its name
+
+    name: str
+    gds: bytes | Path
+    labels: Mapping[str, int]
+
+    def gds_bytes(self) -> bytes:
+        """The GDSII stream, read from disk when the testcase is file-backed."""
+        return self.gds if isinstance(self.gds, bytes) else Path(self.gds).read_bytes()
+
+    @property
+    def failing(self) -> bool:
+        """True when at least one category is expected to report a marker."""
+        return any(self.labels.values())
+
+
+@dataclass(frozen=True)
+class DrcTaskView:
+    """The agent-visible part of a task: no gold deck, no hidden testcases."""
+
+    id: str
+    title: str
+    description: str
+    layers: Mapping[str, tuple[int, int]]
+    rules: tuple[tuple[str, str], ...]
+    categories: tuple[str, ...]
+    thresholds: Mapping[str, float]
+    public_examples: tuple[Testcase, ...]
+    group: str
+
+
+@dataclass(frozen=True)
+class DrcTask:
+    """A natural-language rule set, its gold KLayout deck and labelled layouts."""
+
+    id: str
+    title: str
+    description: str
+    layers: Mapping[str, tuple[int, int]]
+    rules: tuple[tuple[str, str], ...]
+    categories: tuple[str, ...]
+    gold_deck: str
+    public_examples: tuple[Testcase, ...]
+    hidden_testcases: tuple[Testcase, ...]
+    group: str
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    split: Split = "test"
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def agent_view(self) -> DrcTaskView:
+        """Drop the grading secrets (gold deck and hidden testcases)."""
+        return DrcTaskView(
+            id=self.id,
+            title=self.title,
+            description=self.description,
+            layers=self.layers,
+            rules=self.rules,
+            categories=self.categories,
+            thresholds=self.thresholds,
+            public_examples=self.public_examples,
+            group=self.group,
+        )

@@ -1,0 +1,166 @@
+"""chipgym/DrcScript-v0 on a small hand-made task, with real KLayout behind it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import chipgym  # noqa: F401  (registers the env ids)
+from chipgym.envs import drc_actions as act
+from chipgym.envs.drc_script import DrcScriptEnv, replay
+from chipgym.tasks.drc.rule2drc import write_rule2drc
+from chipgym.tasks.drc.task import DrcTask, Testcase
+from layout_helpers import write_rectangles
+
+GOLD = 'source($input)\nreport("m1", $output)\ninput(68, 20).width(0.14).output("m1.1", "met1 width < 0.14 um")\n'
+MET1 = (68, 20)
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("task")
+
+    def case(name, width):
+        path = write_rectangles(folder / f"{name}.gds", [(0, 0, width, 2), (1, 0, 1.5, 2)], layer=MET1)
+        return Testcase(name, path.read_bytes(), {"m1.1": int(width < 0.14)})
+
+    task = DrcTask(
+        id="m1-width", title="Metal 1 minimum width", description="Metal 1 (met1) must be at least 0.14 um wide.",
+        layers={"met1": MET1}, rules=(("Metal 1 must be at least 0.14 um wide.", "m1.1"),), categories=("m1.1",),
+        gold_deck=GOLD, public_examples=(case("ex_narrow", 0.1), case("ex_wide", 0.3)),
+        hidden_testcases=(case("hidden_at", 0.14), case("hidden_under", 0.139), case("hidden_wide", 0.5)), group="sky130", split="train",
+    )
+    return [task]
+
+
+@pytest.fixture
+def env(tasks):
+    env = DrcScriptEnv(tasks=tasks, max_steps=8)
+    yield env
+    env.close()
+
+
+def test_check_env_with_random_text_actions(tasks):
+    env = DrcScriptEnv(tasks=tasks)
+    check_env(env, skip_render_check=True)
+    env.close()
+
+
+def test_gold_deck_scores_one_and_one_nm_off_scores_zero(env):
+    obs, info = env.reset(seed=0)
+    assert "0.14 um" in obs["rule"] and "met1: 68/20" in obs["layers"] and "box (0,0) (0.1,2)" in obs["examples"]
+    env.step(act.write(GOLD))
+    _, reward, terminated, truncated, info = env.step(act.submit())
+    assert (reward, terminated, truncated) == (1.0, True, False)
+    assert info["grade"]["success"] and info["grade"]["f1"] == 1.0
+
+    env.reset(seed=0)
+    env.step(act.write(GOLD.replace("0.14)", "0.141)")))
+    _, reward, terminated, _, info = env.step(act.submit())
+    assert reward == 0.0 and terminated
+    assert info["grade"]["layouts_matched"] == pytest.approx(2 / 3)
+    assert "hidden_" not in json.dumps(info) and "gold" not in json.dumps(info).lower()
+
+
+def test_tests_run_and_patch(env):
+    env.reset(seed=1)
+    env.step(act.write(GOLD.replace("0.14)", "0.2)")))
+    obs, *_ = env.step(act.add_test([act.box(MET1, 0, 0, 0.15, 1)], {"m1.1": 0}, name="mine"))
+    assert "mine (expected m1.1=0)" in obs["tests"] and "box (0,0) (0.15,1)" in obs["tests"]
+    obs, reward, *_ , info = env.step(act.run())
+    assert "mine: m1.1 expected 0 got 1 MISMATCH" in obs["feedback"]
+    assert info["run"]["layouts_matched"] == pytest.approx(2 / 3)
+    obs, *_ = env.step(act.patch("0.2)", "0.14)"))
+    obs, *_ , info = env.step(act.run())
+    assert info["run"]["layouts_matched"] == 1.0 and "MISMATCH" not in obs["feedback"]
+
+
+def test_bad_actions_are_feedback_and_cost_a_step(env):
+    env.reset(seed=2)
+    bad = ["not json", '{"op": "fly"}', act.patch("nothing like this", "x"),
+           '{"op": "add_test", "shapes": [{"layer": [68], "box": [0, 0, 1, 1]}], "expected": {"m1.1": 1}}',
+           act.add_test([act.box(MET1, 0, 0, 1, 1)], {"nope": 1})]
+    for step, action in enumerate(bad, start=1):
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert obs["feedback"].startswith("Action rejected:") and info["step"] == step and not terminated
+    assert "shapes[0].layer" in info_of(env, bad[3]) and "expected.nope" in info_of(env, bad[4])
+
+
+def info_of(env, action):
+    env.reset(seed=3)
+    return env.step(action)[4]["action_error"]
+
+
+def test_agent_decks_cannot_see_hidden_layouts_or_the_gold_deck(env, tasks):
+    hidden = [hashlib.sha256(case.gds).hexdigest() for case in tasks[0].hidden_testcases]
+    env.reset(seed=0)
+    spy = (
+        'require "digest"\nsource($input)\nreport("x", $output)\n'
+        f"hidden = {hidden!r}\n"
+        'files = Dir.glob("/**/*.{gds,gds.gz,oas,drc}")\n'
+        'raise "saw #{files}" unless files.all? { |f| f.start_with?("/job/") && !hidden.include?(Digest::SHA256.file(f).hexdigest) }\n'
+        'input(68, 20).width(0.14).output("m1.1", "w")'
+    )
+    env.step(act.write(spy))
+    obs, *_ = env.step(act.run())
+    assert "100% match" in obs["feedback"], obs["feedback"]
+
+
+def test_step_budget_truncates(env):
+    env.reset(seed=0)
+    for _ in range(7):
+        assert not env.step(act.run())[3]
+    _, _, terminated, truncated, _ = env.step(act.run())
+    assert truncated and not terminated
+
+
+def test_save_and_replay_reproduce_rewards(tasks, tmp_path):
+    problems = write_rule2drc(tasks, tmp_path / "suite")
+    env = gymnasium.make("chipgym/DrcScript-v0", tasks=str(problems), split="all", reward_mode="shaped")
+    env.reset(seed=5)
+    rewards = [env.step(a)[1] for a in (act.write(GOLD.replace("0.14)", "0.1)")), act.run(), "oops", act.submit())]
+    env.unwrapped.save_episode(tmp_path / "episode.json")
+    env.close()
+    assert rewards[1] < 0 and rewards[2] < 0 and 0 < rewards[3] < 1
+    assert replay(tmp_path / "episode.json") == rewards
+
+
+def test_render_modes(tasks):
+    env = DrcScriptEnv(tasks=tasks, render_mode="rgb_array")
+    env.reset(seed=0)
+    env.step(act.write(GOLD))
+    env.step(act.run())
+    image = env.render()
+    assert image.shape == (480, 640, 3) and image.dtype == np.uint8
+    assert np.all(image == (0xE6, 0x19, 0x4B), axis=-1).any()  # the marker colour of the first category
+    env.close()
+    text_env = DrcScriptEnv(tasks=tasks, render_mode="ansi")
+    text_env.reset(seed=0)
+    assert "m1-width" in text_env.render()
+    text_env.close()
+
+
+def test_same_seed_same_everything(tasks):
+    def episode():
+        env = DrcScriptEnv(tasks=tasks)
+        out = [env.reset(seed=11)]
+        out += [env.step(a) for a in (act.write(GOLD), act.run(), act.submit())]
+        env.close()
+        return out
+
+    assert repr(episode()) == repr(episode())
+
+
+def test_async_vector_env_with_two_envs(tasks):
+    envs = gymnasium.vector.AsyncVectorEnv([lambda: DrcScriptEnv(tasks=tasks)] * 2, shared_memory=False)
+    obs, info = envs.reset(seed=[0, 1])
+    assert len(obs["rule"]) == 2
+    envs.step([act.write(GOLD), act.write(GOLD.replace("0.14)", "0.141)"))])
+    _, rewards, terminated, _, infos = envs.step([act.submit(), act.submit()])
+    assert list(rewards) == [1.0, 0.0] and all(terminated)
+    envs.close()
