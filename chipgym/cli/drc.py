@@ -58,6 +58,62 @@ def grade_deck(args) -> int:
     return 0
 
 
+def export(args) -> int:
+    from chipgym.tasks.drc.rule2drc import write_rule2drc
+    from chipgym.tasks.drc.suite import build_suite
+
+    problems = write_rule2drc(build_suite(args.suite), args.out)
+    print(f"wrote {sum(1 for _ in problems.glob('*/spec.yaml'))} problems to {problems}")
+    return 0
+
+
+def validate(args) -> int:
+    """Gold decks reproduce their labels, every category has a passing and a failing hidden layout, and the
+    hidden layouts catch the deck mutants of a sample of tasks per group."""
+    from tqdm import tqdm
+
+    from chipgym.scoring.drc import grade_on
+    from chipgym.tasks.drc.labels import discriminates
+    from chipgym.tasks.drc.load import load_tasks
+    from chipgym.tasks.drc.mutate import mutation_scores, score_task
+    from chipgym.tasks.drc.runner import VerdictPool
+
+    tasks = load_tasks(args.suite, "all")
+    problems = []
+    with VerdictPool(workers=args.workers, timeout=args.timeout) as pool:
+        for task in tqdm(tasks, desc="gold decks", unit="task", file=sys.stderr):
+            for which, cases in (("hidden", task.hidden_testcases), ("public", task.public_examples)):
+                result = grade_on(cases, task.categories, task.gold_deck, pool)
+                if not result.success:
+                    problems.append(f"{task.id}: the gold deck disagrees with the {which} labels "
+                                    f"({result.error or f'{len(result.mismatches)} mismatches'})")
+            if lacking := discriminates(task.hidden_testcases, task.categories):
+                problems.append(f"{task.id}: no passing or no failing hidden layout for {lacking}")
+        sample = _spread(tasks, args.mutation_tasks)
+        outcomes = [o for task in tqdm(sample, desc="mutants", unit="task", file=sys.stderr)
+                    for o in score_task(task, pool, extra=args.extra)]
+    scores = mutation_scores(outcomes)
+    for task_id, operator, description in sorted((o.task_id, o.mutant.operator, o.mutant.description)
+                                                 for o in outcomes if o.status == "survived"):
+        problems.append(f"{task_id}: a {operator} mutant survived: {description}")
+    print(f"{len(tasks)} tasks: " + ", ".join(f"{g} {sum(t.group == g for t in tasks)}" for g in sorted({t.group for t in tasks})))
+    for group, score in scores.items():
+        print(f"mutation score {group}: {score['score']:.3f} (killed {score['killed']:.0f}, survived {score['survived']:.0f}, "
+              f"equivalent {score['equivalent']:.0f}, invalid {score['invalid']:.0f})")
+    print("\n".join(problems) if problems else "valid: every gold deck matches its labels")
+    low = [g for g, score in scores.items() if score["score"] < args.min_score]
+    return 1 if problems or low else 0
+
+
+def _spread(tasks, per_group: int):
+    """Up to ``per_group`` tasks of each group, spread evenly over it."""
+    chosen = []
+    for group in sorted({t.group for t in tasks}):
+        members = [t for t in tasks if t.group == group]
+        chosen += members[:: max(1, len(members) // per_group)][:per_group] if per_group else []
+    return chosen
+
+
 def _row_json(deck: Path, layout: Path, result: DrcResult) -> dict:
     return {
         "deck": str(deck),
@@ -97,3 +153,17 @@ def add_commands(commands) -> None:
     grade.add_argument("--workers", type=int, default=2)
     grade.add_argument("--timeout", type=float, default=20.0)
     grade.set_defaults(handler=grade_deck)
+
+    out = drc.add_parser("export", help="write a built-in suite in Rule2DRC format (byte-identical every run)")
+    out.add_argument("--suite", default="drc-v0")
+    out.add_argument("--out", required=True, metavar="DIR")
+    out.set_defaults(handler=export)
+
+    check = drc.add_parser("validate", help="check a suite: gold decks against labels, label coverage, mutation scores")
+    check.add_argument("suite", metavar="SUITE_OR_PATH", help="drc-v0 or a Rule2DRC problems folder")
+    check.add_argument("--mutation-tasks", type=int, default=5, help="tasks per group whose mutants are run (default 5)")
+    check.add_argument("--extra", type=int, default=150, help="extra jittered layouts per task to spot equivalent mutants")
+    check.add_argument("--min-score", type=float, default=0.95, help="lowest acceptable mutation score per group")
+    check.add_argument("--workers", type=int, default=2)
+    check.add_argument("--timeout", type=float, default=20.0)
+    check.set_defaults(handler=validate)

@@ -33,6 +33,7 @@ from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.scoring.drc import Grade, compare
 from chipgym.scoring.drc import grade as grade_deck
 from chipgym.tasks.drc.layout_text import layout_to_text
+from chipgym.tasks.drc.load import load_tasks
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
 CHARSET = string.printable + "µ²³×·±≤≥°–—‘’“”"  # ASCII and the symbols design manuals use
@@ -309,27 +310,6 @@ def grade_info(result: Grade) -> dict[str, Any]:
         "mismatch_count": len(result.mismatches),
         "extra_categories": list(result.extra_categories),
     }
-
-
-def load_tasks(tasks: str | os.PathLike | Sequence[DrcTask], split: str = "all") -> list[DrcTask]:
-    """Tasks from a suite name, a Rule2DRC folder or a list, keeping those of ``split`` (train, test or all)."""
-    from chipgym.tasks.drc.rule2drc import load_rule2drc
-    from chipgym.tasks.drc.suite import SUITE_NAME, build_suite
-
-    if split not in ("train", "test", "all"):
-        raise ValueError(f"split: expected 'train', 'test' or 'all', got {split!r}")
-    if isinstance(tasks, str) and tasks == SUITE_NAME:
-        loaded = build_suite(tasks)
-    elif isinstance(tasks, (str, os.PathLike)):
-        if not Path(tasks).exists():
-            raise ValueError(f"tasks: {tasks!r} is neither a suite ({SUITE_NAME}) nor an existing folder")
-        loaded = load_rule2drc(tasks)
-    else:
-        loaded = list(tasks)
-    chosen = [t for t in loaded if split == "all" or t.split == split]
-    if not chosen:
-        raise ValueError(f"tasks: no {split} tasks in {tasks!r}")
-    return chosen
 
 
 def _verdicts(labels) -> str:

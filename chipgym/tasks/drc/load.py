@@ -1,0 +1,35 @@
+"""Tasks by name or by folder: ``load_tasks("drc-v0", "train")`` or ``load_tasks("path/to/problems")``.
+
+>>> load_tasks("no-such-suite")
+Traceback (most recent call last):
+...
+ValueError: tasks: 'no-such-suite' is neither a suite (drc-v0) nor an existing folder
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+from chipgym.tasks.drc.rule2drc import load_rule2drc
+from chipgym.tasks.drc.suite import SUITE_NAME, build_suite
+from chipgym.tasks.drc.task import DrcTask
+
+
+def load_tasks(tasks: str | os.PathLike | Sequence[DrcTask], split: str = "all") -> list[DrcTask]:
+    """Tasks from a suite name, a Rule2DRC folder or a list, keeping those of ``split`` (train, test or all)."""
+    if split not in ("train", "test", "all"):
+        raise ValueError(f"split: expected 'train', 'test' or 'all', got {split!r}")
+    if isinstance(tasks, str) and tasks == SUITE_NAME:
+        loaded = build_suite(tasks)
+    elif isinstance(tasks, (str, os.PathLike)):
+        if not Path(tasks).exists():
+            raise ValueError(f"tasks: {tasks!r} is neither a suite ({SUITE_NAME}) nor an existing folder")
+        loaded = load_rule2drc(tasks)
+    else:
+        loaded = list(tasks)
+    chosen = [t for t in loaded if split == "all" or t.split == split]
+    if not chosen:
+        raise ValueError(f"tasks: no {split} tasks in {tasks!r}")
+    return chosen
