@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything chipgym needs on Debian 12 (as root), then runs a job:
-#   bash run.sh demo    the main job: what chipgym can do today
+#   bash run.sh demo    the main job: the DRC engine, the DRC env with a scripted agent, a CPU design check
 #   bash run.sh test    the test suite (what CI runs)
 #   bash run.sh setup   only the set-up
 # Idempotent and quiet when everything is already installed.
@@ -44,7 +44,15 @@ setup() {
 
 case "${1:-}" in
     setup) setup ;;
-    demo) setup; "$VENV/bin/python" examples/drc_engine_demo.py ;;
+    demo)
+        setup
+        log "1/3 the DRC engine: a SKY130 deck on a layout, its violations drawn in out/demo/violations.png"
+        "$VENV/bin/python" examples/drc_engine_demo.py
+        log "2/3 chipgym/DrcScript-v0: a scripted agent on 5 tasks of drc-v0 (the first run labels the suite, ~1-2 min)"
+        "$VENV/bin/python" examples/drc_scripted_agent.py --episodes 5
+        log "3/3 the cpu chip task: the public check of the pipelined fixture (formal ~40 s the first time, then cached)"
+        "$VENV/bin/chipgym" chip check chipgym/tasks/chip/cpu/fixtures/pipelined
+        ;;
     test) setup; shift; "$VENV/bin/python" -m pytest "$@" ;;
     *) echo "usage: bash run.sh demo|test|setup" >&2; exit 2 ;;
 esac
