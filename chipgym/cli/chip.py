@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
+
+from tqdm import tqdm
 
 
 def check(args) -> int:
@@ -13,13 +14,21 @@ def check(args) -> int:
 
     if not Path(args.design).is_dir():
         raise FileNotFoundError(f"no such design folder: {args.design}")
-    print(f"checking {args.design} against task {args.task}: ports, build, simulation, lockstep"
-          f"{', formal' if not args.no_formal else ''} ...", file=sys.stderr)
-    report = check_design(args.design, task=args.task, formal=not args.no_formal)
+    with tqdm(desc=f"checking {Path(args.design).name}", unit=" steps", file=sys.stderr) as bar:
+        def on_check(name: str) -> None:
+            bar.set_postfix_str(name)
+            bar.update()
+
+        report = check_design(args.design, task=args.task, formal=not args.no_formal, on_check=on_check)
     if args.json:
-        out = asdict(report)
-        out["passed"] = report.passed
-        out["failures"] = [{"check": check, "detail": detail} for check, detail in report.failures]
+        out = {
+            "task": report.task,
+            "design": report.design,
+            "passed": report.passed,
+            "failures": [{"check": check, "detail": detail} for check, detail in report.failures],
+            "timings": report.timings,
+            "stats": report.stats,
+        }
         json.dump(out, sys.stdout, indent=2)
         print()
     else:

@@ -1,6 +1,7 @@
 """Entry point: check a design folder against a chip task.
 
 >>> from pathlib import Path
+from typing import Callable
 >>> report = check_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle", formal=False)
 >>> report.passed
 True
@@ -9,18 +10,21 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Callable
 
 from chipgym.tasks.chip.design import DesignError, load_design
 from chipgym.tasks.chip.report import CheckReport
 
 
-def check_design(design_dir: str | Path, task: str = "cpu", **options) -> CheckReport:
+def check_design(
+    design_dir: str | Path, task: str = "cpu", on_check: Callable[[str], None] | None = None, **options
+) -> CheckReport:
     """Run every check of ``task`` on the design in ``design_dir``.
 
-    ``options`` go to the task's ``checks.run`` (for ``cpu``: ``programs``, ``grading_seed``,
-    ``stall_seeds``, ``formal``).
+    ``on_check`` is called with each check's name as it starts. ``options`` go to the task's
+    ``checks.run`` (for ``cpu``: ``programs``, ``grading_seed``, ``stall_seeds``, ``formal``).
     """
-    report = CheckReport(task, str(design_dir))
+    report = CheckReport(task, str(design_dir), on_check=on_check)
     try:
         design = load_design(design_dir)
     except DesignError as e:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Callable
 
 
 @dataclass
@@ -21,6 +22,8 @@ class CheckReport:
     """seconds spent in each check"""
     stats: dict[str, dict[str, int]] = field(default_factory=dict)
     """per program: measured cycles and retirements"""
+    on_check: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    """called with the check's name each time a check starts (for progress displays)"""
 
     @property
     def passed(self) -> bool:
@@ -34,6 +37,8 @@ class CheckReport:
 
     @contextmanager
     def timed(self, check: str):
+        if self.on_check is not None:
+            self.on_check(check)
         start = time.monotonic()
         try:
             yield
