@@ -17,19 +17,21 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import random
+import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
 import yaml
+from tqdm import tqdm
 
+from chipgym.cache import cache_dir
 from chipgym.tasks.drc.dsl import dsl_methods_used
 from chipgym.tasks.drc.labels import LabellingError, discriminates, label_layouts, pick_public
 from chipgym.tasks.drc.rule2drc import load_rule2drc, testcase_filename, write_rule2drc
-from chipgym.tasks.drc.runner import VerdictPool, RunDeck
+from chipgym.tasks.drc.runner import RunDeck, VerdictPool
 from chipgym.tasks.drc.suite.layouts import scene_gds
 from chipgym.tasks.drc.suite.rule import TaskDraft
 from chipgym.tasks.drc.suite.sky130 import sky130_drafts
@@ -120,7 +122,7 @@ def manifest(drafts: Sequence[TaskDraft], name: str = SUITE_NAME, seed: int = SU
 
 def default_cache_dir() -> Path:
     """``$CHIPGYM_CACHE/drc`` or ``~/.cache/chipgym/drc``."""
-    return Path(os.environ.get("CHIPGYM_CACHE", Path.home() / ".cache" / "chipgym")) / "drc"
+    return cache_dir("drc")
 
 
 def build_suite(
@@ -147,5 +149,6 @@ def build_suite(
         with contextlib.ExitStack() as stack:
             engine = run_deck or stack.enter_context(VerdictPool(workers=jobs)).run_deck
             with ThreadPoolExecutor(max(1, jobs)) as pool:
-                list(pool.map(lambda d: write_rule2drc([label_draft(d, engine, seed)], root), todo))
+                labelled = pool.map(lambda d: write_rule2drc([label_draft(d, engine, seed)], root), todo)
+                list(tqdm(labelled, total=len(todo), desc=f"labelling {name}", unit="task", file=sys.stderr))
     return [load_rule2drc(root / "problems" / d.id)[0] for d in drafts]
