@@ -48,8 +48,8 @@ case "${1:-}" in
         setup
         log "1/3 the DRC engine: a SKY130 deck on a layout, its violations drawn in out/demo/violations.png"
         "$VENV/bin/python" examples/drc_engine_demo.py
-        log "2/3 chipgym/DrcScript-v0: a scripted agent on 5 tasks of drc-v0 (the first run labels the suite, ~1-2 min)"
-        "$VENV/bin/python" examples/drc_scripted_agent.py --episodes 5
+        log "2/3 chipgym/DrcScript-v0: a scripted agent on 5 SKY130 tasks of drc-v0 (the first run labels the suite, ~1-2 min)"
+        "$VENV/bin/python" examples/drc_scripted_agent.py --group sky130 --episodes 5
         log "3/3 the cpu chip task: the public check of the pipelined fixture (formal ~40 s the first time, then cached)"
         "$VENV/bin/chipgym" chip check chipgym/tasks/chip/cpu/fixtures/pipelined
         ;;

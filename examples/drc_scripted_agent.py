@@ -5,7 +5,7 @@ enclose, area, hole, notch, inside, overlap, extend) and writes one check; where
 writes both candidates, runs each on the public examples, and submits the first that matches them all.
 It knows nothing of chained or unusual rules, so its success rate is a floor for simple rules, not a ceiling.
 
-Run: .venv/bin/python examples/drc_scripted_agent.py [--tasks drc-v0] [--episodes 20]
+Run: .venv/bin/python examples/drc_scripted_agent.py [--tasks drc-v0] [--split test] [--group sky130] [--episodes 20]
 """
 
 from __future__ import annotations
@@ -84,12 +84,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="drc-v0")
     parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument("--split", default="test", choices=("train", "test", "all"))
+    parser.add_argument("--group", help="only tasks of this group (sky130, synthetic, syntax)")
     args = parser.parse_args()
-    env = gymnasium.make("chipgym/DrcScript-v0", tasks=args.tasks, split="test", max_steps=40)
+    env = gymnasium.make("chipgym/DrcScript-v0", tasks=args.tasks, split=args.split, max_steps=40)
+    ids = env.unwrapped.task_ids(args.group)
     solved = Counter()
     tried = Counter()
     for episode in range(args.episodes):
-        obs, info = env.reset(seed=episode)
+        obs, info = env.reset(seed=episode, options={"task": ids[episode % len(ids)]} if args.group else None)
         decks = candidate_decks(obs)
         chosen = decks[0]
         for deck in decks:

@@ -126,6 +126,10 @@ class DrcScriptEnv(gym.Env):
         self._episode: _Episode | None = None
         self._log: dict[str, Any] = {}
 
+    def task_ids(self, group: str | None = None) -> list[str]:
+        """The ids of this env's tasks (of one group: sky130, synthetic, syntax, ...), for ``reset(options={"task": id})``."""
+        return [task.id for task in self.tasks if group is None or task.group == group]
+
     # -- episode ------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

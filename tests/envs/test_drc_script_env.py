@@ -111,6 +111,10 @@ def test_agent_decks_cannot_see_hidden_layouts_or_the_gold_deck(env, tasks):
     assert "100% match" in obs["feedback"], obs["feedback"]
 
 
+def test_task_ids_by_group(env):
+    assert env.task_ids() == env.task_ids("sky130") == ["m1-width"] and env.task_ids("syntax") == []
+
+
 def test_step_budget_truncates(env):
     env.reset(seed=0)
     for _ in range(7):
