@@ -1,7 +1,6 @@
 """Entry point: check a design folder against a chip task.
 
 >>> from pathlib import Path
-from typing import Callable
 >>> report = check_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle", formal=False)
 >>> report.passed
 True
