@@ -15,7 +15,7 @@ secrets (gold deck and hidden testcases).  What an agent may see is the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
@@ -43,7 +43,7 @@ class Testcase:
         return any(self.labels.values())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DrcTaskView:
     """The agent-visible part of a task: no gold deck, no hidden testcases."""
 
@@ -53,39 +53,20 @@ class DrcTaskView:
     layers: Mapping[str, tuple[int, int]]
     rules: tuple[tuple[str, str], ...]
     categories: tuple[str, ...]
-    thresholds: Mapping[str, float]
     public_examples: tuple[Testcase, ...]
-    group: str
-
-
-@dataclass(frozen=True)
-class DrcTask:
-    """A natural-language rule set, its gold KLayout deck and labelled layouts."""
-
-    id: str
-    title: str
-    description: str
-    layers: Mapping[str, tuple[int, int]]
-    rules: tuple[tuple[str, str], ...]
-    categories: tuple[str, ...]
-    gold_deck: str
-    public_examples: tuple[Testcase, ...]
-    hidden_testcases: tuple[Testcase, ...]
     group: str
     thresholds: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DrcTask(DrcTaskView):
+    """A natural-language rule set, its gold KLayout deck and labelled layouts."""
+
+    gold_deck: str
+    hidden_testcases: tuple[Testcase, ...]
     split: Split = "test"
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def agent_view(self) -> DrcTaskView:
         """Drop the grading secrets (gold deck and hidden testcases)."""
-        return DrcTaskView(
-            id=self.id,
-            title=self.title,
-            description=self.description,
-            layers=self.layers,
-            rules=self.rules,
-            categories=self.categories,
-            thresholds=self.thresholds,
-            public_examples=self.public_examples,
-            group=self.group,
-        )
+        return DrcTaskView(**{f.name: getattr(self, f.name) for f in fields(DrcTaskView)})
