@@ -230,8 +230,11 @@ class KlayoutWorker:
         self.job_dir = self.root / "job"
         self.job_dir.mkdir(mode=0o755)
         os.chmod(self.root, 0o755)
+        # A copy in this world-readable folder: the package itself may sit where the sandbox's uid cannot reach.
+        driver = Path(shutil.copy(WORKER_SCRIPT, self.root / WORKER_SCRIPT.name))
+        driver.chmod(0o644)
         self.sandbox = Sandbox(
-            mounts=[Mount(self.job_dir, "/job"), Mount(WORKER_SCRIPT, "/driver/klayout_worker.rb")],
+            mounts=[Mount(self.job_dir, "/job"), Mount(driver, "/driver/klayout_worker.rb")],
             memory_bytes=memory_bytes,
         )
         self.process: subprocess.Popen | None = None
