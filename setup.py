@@ -8,7 +8,7 @@ setup(
     packages=find_packages(include=["chipgym", "chipgym.*"]),
     package_data={
         "chipgym": ["**/*.rb", "**/*.xml", "**/*.v", "**/*.sv", "**/*.cpp", "**/*.md", "**/*.yaml", "**/*.toml",
-                    "**/expect", "tasks/chip/cpu/fixtures/*/model/*.py"],
+                    "**/expect", "tasks/chip/cpu/fixtures/*/model/*.py", "scoring/pdks/*.sha256"],
     },
     install_requires=[
         "gymnasium>=1.2",

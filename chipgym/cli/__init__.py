@@ -1,4 +1,5 @@
-"""The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run|grade``, ``chipgym chip check``.
+"""The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run|grade``, ``chipgym chip check``,
+``chipgym pdk install|list|path``.
 
 Each command group lives in its own module and adds its subcommands to the parser.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from chipgym.cli import chip, doctor, drc
+from chipgym.cli import chip, doctor, drc, pdk
 from chipgym.errors import ChipgymError
 
 INFRASTRUCTURE_FAILURE = 2
@@ -20,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_commands(commands)
     drc.add_commands(commands)
     chip.add_commands(commands)
+    pdk.add_commands(commands)
     return parser
 
 

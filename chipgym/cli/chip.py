@@ -1,4 +1,4 @@
-"""``chipgym chip ...``: check a chip design against its task's contract."""
+"""``chipgym chip ...``: check a chip design against its task's contract, and score it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 from tqdm import tqdm
+
+from chipgym.scoring.profile import PROFILES
 
 
 def check(args) -> int:
@@ -41,6 +43,32 @@ def check(args) -> int:
     return 0 if report.passed else 1
 
 
+def score(args) -> int:
+    from chipgym.cli import INFRASTRUCTURE_FAILURE
+    from chipgym.scoring.chip import score_design
+
+    if not Path(args.design).is_dir():
+        raise FileNotFoundError(f"no such design folder: {args.design}")
+    with tqdm(desc=f"scoring {Path(args.design).name} on {args.profile}", unit=" steps", file=sys.stderr) as bar:
+        def on_stage(name: str) -> None:
+            bar.set_postfix_str(name)
+            bar.update()
+
+        result = score_design(args.design, task=args.task, profile=args.profile, physical=args.physical,
+                              on_stage=on_stage)
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        print()
+    else:
+        print(result.summary())
+        for name, run in result.workloads.items():
+            print(f"  {name}: {run['retired']} instructions in {run['cycles']} cycles, "
+                  f"{run['T_us']:.4g} us, {run['E_nJ']:.4g} nJ")
+        if result.physical:
+            print(f"  physical: {json.dumps(result.physical)}")
+    return {"ok": 0, "failed": 1}.get(result.status, INFRASTRUCTURE_FAILURE)
+
+
 def add_commands(commands) -> None:
     chip = commands.add_parser("chip", help="chip-design tasks").add_subparsers(dest="chip_command", required=True)
     run = chip.add_parser("check", help="the public check of a design: ports, build, simulation, lockstep, formal")
@@ -49,3 +77,12 @@ def add_commands(commands) -> None:
     run.add_argument("--json", action="store_true", help="print {passed, failures: [{check, detail}], timings, stats}")
     run.add_argument("--no-formal", action="store_true", help="skip the formal gate (the slowest check)")
     run.set_defaults(handler=check)
+    rate = chip.add_parser("score", help="reward = 1/(1+cost) from real synthesis, timing and gate-level energy "
+                                         "(held-out workloads too when $CHIPGYM_GRADING_SEED is set)")
+    rate.add_argument("design", metavar="DESIGN_DIR", help="a folder with design.toml, rtl/*.v, model/timing_model.py")
+    rate.add_argument("--task", default="cpu", help="the task whose contract applies (default cpu)")
+    rate.add_argument("--profile", default="osu018", choices=sorted(PROFILES), help="cell library and cost units")
+    rate.add_argument("--physical", action="store_true", help="also place and route with qflow (osu018, small designs)")
+    rate.add_argument("--json", action="store_true",
+                      help="print the whole score: status, reward, cost, T_us, E_nJ, A_um2, period_ps, slack_ps, ...")
+    rate.set_defaults(handler=score)

@@ -20,9 +20,10 @@ class BuildError(RuntimeError):
     """Verilator rejected the design; the message holds the first errors."""
 
 
-def build(design: Design, harness: Path, defines: tuple[str, ...]) -> Path:
-    """Return the path of a simulator binary for ``design`` driven by ``harness``."""
-    flags = (*FLAGS, "--top-module", design.top, *(f"-D{d}" for d in defines), "-CFLAGS", "-O1")
+def build(design: Design, harness: Path, defines: tuple[str, ...], extra: tuple[str, ...] = ()) -> Path:
+    """Return the path of a simulator binary for ``design`` driven by ``harness``; ``defines`` are Verilog
+    macros, ``extra`` more Verilator arguments (e.g. ``("-CFLAGS", "-DX")``)."""
+    flags = (*FLAGS, "--top-module", design.top, *(f"-D{d}" for d in defines), "-CFLAGS", "-O1", *extra)
     binary = cache_dir("verilator") / design.digest(harness.read_text(), *flags) / "sim"
     if binary.exists():
         return binary

@@ -35,10 +35,12 @@ class SimResult:
     counters: dict[str, int]
     dmem: dict[int, int]
     error: str | None = None
+    toggles: list[int] | None = None
+    """gate-level runs only: per bit of the netlist's chipgym_nets, the cycles in which it changed"""
 
 
 def simulate(binary: Path, program: Program, arch: Arch, latency: dict[str, int], watchdog: int,
-             stall_seed: int = 0, stall_permille: int = 0) -> SimResult:
+             stall_seed: int = 0, stall_permille: int = 0, timeout: float = 120) -> SimResult:
     """Run ``program`` on the simulator; ``stall_permille`` > 0 adds seeded random memory stalls."""
     dmem = {a: v for a, v in program.dmem.items() if v}
     nonce = secrets.token_hex(8)  # the harness's lines carry it; the design's own output cannot
@@ -48,7 +50,7 @@ def simulate(binary: Path, program: Program, arch: Arch, latency: dict[str, int]
         str(len(program.imem)), " ".join(f"{w:x}" for w in program.imem),
         str(len(dmem)), " ".join(f"{a:x} {v:x}" for a, v in dmem.items()), "",
     ])
-    res = run_tool([str(binary)], stdin=stdin, timeout=120, readable=(binary.parent,))
+    res = run_tool([str(binary)], stdin=stdin, timeout=timeout, readable=(binary.parent,))
     out = SimResult([], [], -1, False, 0, {}, {})
     for line in res.stdout.splitlines():
         mark, _, rest = line.partition(" ")
@@ -64,6 +66,8 @@ def simulate(binary: Path, program: Program, arch: Arch, latency: dict[str, int]
             end, halted, fault, c, r, s = map(int, vals)
             out.end_cycle, out.halted, out.fault = end, bool(halted), fault
             out.counters = {"cycles": c, "retired": r, "stalls": s}
+        elif tag == "A":
+            out.toggles = [int(v) for v in vals]
         elif tag == "M":
             out.dmem[int(vals[0], 16)] = int(vals[1], 16)
     if out.error is None and (not res.ok or out.end_cycle < 0):

@@ -6,6 +6,9 @@
 //         "R cycle pc insn rd rd_wdata mem_en mem_we mem_addr mem_wdata mem_rdata" per retirement,
 //         "E kind message" on a protocol violation or watchdog expiry (then exits),
 //         "END cycle halted fault cnt_cycles cnt_retired cnt_stalls", then "M addr word" per nonzero dmem word.
+// Built with -DCHIPGYM_GATE_LEVEL=WORDS for a gate-level netlist (no retirement port): instead of retirements it
+// counts, for every bit of the netlist's chipgym_nets port (WORDS 32-bit words), the cycles (up to halt/fault)
+// in which it differs from the cycle before, and prints them on one line "A count0 count1 ...".
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -69,6 +72,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 4; i++) { top->clk = 0; top->eval(); top->clk = 1; top->eval(); }
   top->rst = 0;
   long long end = -1;
+#ifdef CHIPGYM_GATE_LEVEL
+  std::vector<uint32_t> last(CHIPGYM_GATE_LEVEL), toggles(32 * CHIPGYM_GATE_LEVEL);
+#endif
   for (uint64_t cyc = 0;; cyc++) {
     if (end < 0 && cyc >= watchdog) fail(cyc, "watchdog", "no halt or fault within the cycle budget", "core");
     top->imem_req_ready = !rng.chance(permille);
@@ -79,10 +85,22 @@ int main(int argc, char** argv) {
     top->dmem_resp_rdata = top->dmem_resp_valid ? dp.pending.front().second : 0;
     top->clk = 0;
     top->eval();
+#ifdef CHIPGYM_GATE_LEVEL
+    for (int w = 0; end < 0 && w < CHIPGYM_GATE_LEVEL; w++) {
+      uint32_t now = top->chipgym_nets[w], changed = cyc ? now ^ last[w] : 0;
+      last[w] = now;
+      for (; changed; changed &= changed - 1) toggles[32 * w + __builtin_ctz(changed)]++;
+    }
+#endif
     if (top->imem_resp_valid) ip.pending.pop_front();
     if (top->dmem_resp_valid) dp.pending.pop_front();
     bool done = end >= 0;
-    if (done && (top->imem_req_valid || top->dmem_req_valid || top->ret_valid))
+#ifdef CHIPGYM_GATE_LEVEL
+    const bool retiring = false;
+#else
+    const bool retiring = top->ret_valid;
+#endif
+    if (done && (top->imem_req_valid || top->dmem_req_valid || retiring))
       fail(cyc, "protocol", "request or retirement after halt/fault", "core");
     if (request(ip, cyc, top->imem_req_valid, top->imem_req_ready, top->imem_req_addr, 0, 0, IMEM_BYTES)) {
       ip.last_due = std::max<uint64_t>(cyc + ip.latency + (rng.chance(permille) ? 1 + rng.next() % 3 : 0), ip.last_due + 1);
@@ -96,10 +114,12 @@ int main(int argc, char** argv) {
       dp.last_due = std::max<uint64_t>(cyc + dp.latency + (rng.chance(permille) ? 1 + rng.next() % 3 : 0), dp.last_due + 1);
       dp.pending.push_back({dp.last_due, rdata});
     }
+#ifndef CHIPGYM_GATE_LEVEL
     if (top->ret_valid)
       printf("%s R %llu %x %x %x %x %x %x %x %x %x\n", nonce, (unsigned long long)cyc, top->ret_pc, top->ret_insn,
              top->ret_rd, top->ret_rd_wdata, top->ret_mem_en, top->ret_mem_we, top->ret_mem_addr,
              top->ret_mem_wdata, top->ret_mem_rdata);
+#endif
     if (!done && (top->halted || top->fault)) end = cyc;
     if (done && (!top->halted && !top->fault)) fail(cyc, "protocol", "halted/fault dropped", "core");
     if (done && cyc >= (uint64_t)end + 4) break;
@@ -107,6 +127,11 @@ int main(int argc, char** argv) {
     top->eval();
   }
   printf("%s END %lld %u %u %u %u %u\n", nonce, end, top->halted, top->fault, top->cnt_cycles, top->cnt_retired, top->cnt_stalls);
+#ifdef CHIPGYM_GATE_LEVEL
+  printf("%s A", nonce);
+  for (uint32_t t : toggles) printf(" %u", t);
+  printf("\n");
+#endif
   for (auto& kv : dmem)
     if (kv.second) printf("%s M %x %x\n", nonce, kv.first, kv.second);
   top->final();

@@ -1,0 +1,241 @@
+"""The score of a chip design: reward = 1 / (1 + cost), cost = (T / T0) x (E / E0) x (A / A0).
+
+A design scores only if it passes every check of its task (simulation against the reference on public and,
+with a grading seed, held-out workloads; timing-model lockstep; formal), its synthesized netlist still matches
+the reference on every graded workload, and it meets timing at its declared clock period. Then:
+
+- **A**: cell area of the netlist (liberty areas), from Yosys.
+- **T**: mean over the graded workloads (the task's named kernels, plus its held-out kernels with a grading
+  seed; weight 1 each) of cycles x period, per 10,000 instructions the reference retires on that workload.
+- **E**: the same mean of the gate-level energy (:mod:`chipgym.scoring.energy`), per 10,000 instructions.
+
+The one clock period of ``design.toml`` drives simulation (memory wait states), synthesis, the timing check
+and T; grading never falls back to a slower clock. A failing design scores 0 with the check and its first
+divergence; a tool that cannot run (missing, out of memory, timeout) makes the score ``unavailable``, never 0.
+
+>>> from pathlib import Path
+>>> fixture = Path(__file__).parents[1] / "tasks" / "chip" / "cpu" / "fixtures" / "multicycle"
+>>> score = score_design(fixture, profile="osu018")                                      # doctest: +SKIP
+>>> score.status, 0 < score.reward < 1                                                    # doctest: +SKIP
+('ok', True)
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import subprocess
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from chipgym.cache import cache_dir
+from chipgym.errors import ChipgymError, ToolMissingError
+from chipgym.scoring.activity import gate_simulator
+from chipgym.scoring.energy import energy_model
+from chipgym.scoring.liberty import load_library
+from chipgym.scoring.profile import Profile, load_profile
+from chipgym.scoring.synthesis import FLOW_VERSION, FlowUnavailable, SynthesisError, synthesize
+from chipgym.scoring.timing import check_timing
+from chipgym.tasks.chip.check import check_design
+from chipgym.tasks.chip.cpu.arch import load_arch
+from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed as resolve_seed, heldout_programs
+from chipgym.tasks.chip.cpu.reference import execute
+from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel
+from chipgym.tasks.chip.design import DesignError, load_design
+
+SCORE_VERSION = "1"
+INSTRUCTIONS = 10_000
+"""T and E are per this many retired reference instructions"""
+
+
+@dataclass
+class ChipScore:
+    status: str
+    """"ok", "failed" (reward 0, see ``failures``) or "unavailable" (no verdict, see ``reason``)"""
+    reward: float
+    profile: str
+    key: str
+    """content hash of the design, the profile, the flow and the graded workloads"""
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    reason: str = ""
+    T_us: float | None = None
+    E_nJ: float | None = None
+    A_um2: float | None = None
+    cost: float | None = None
+    period_ps: int | None = None
+    slack_ps: float | None = None
+    cells: int | None = None
+    cycles: int | None = None
+    """over all graded workloads"""
+    retired: int | None = None
+    workloads: dict[str, dict[str, float]] = field(default_factory=dict)
+    graded_with: str = ""
+    critical_path: str = ""
+    tools: dict[str, str] = field(default_factory=dict)
+    physical: dict[str, Any] | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+    """wall time of each stage: the only field that differs between two scorings of one design"""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> "ChipScore":
+        data = dict(data, failures=[tuple(f) for f in data["failures"]])
+        return ChipScore(**data)
+
+    def summary(self) -> str:
+        if self.status != "ok":
+            detail = self.reason or "; ".join(f"{c}: {d}" for c, d in self.failures[:3])
+            return f"{self.status.upper()} ({self.profile}): {detail}"
+        return (f"reward {self.reward:.4f} ({self.profile}): cost {self.cost:.4g} = T {self.T_us:.4g} us x "
+                f"E {self.E_nJ:.4g} nJ x A {self.A_um2:.6g} um^2 in the profile's units; period {self.period_ps} ps, "
+                f"slack {self.slack_ps} ps, {self.cells} cells")
+
+
+def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu018",
+                 grading_seed: int | None = None, physical: bool = False,
+                 on_stage: Callable[[str], None] | None = None) -> ChipScore:
+    """Check, synthesize, time and simulate the design in ``design_dir``; cached by content.
+
+    ``grading_seed`` (or ``$CHIPGYM_GRADING_SEED``) adds the held-out workloads; ``on_stage`` is called with
+    each stage's name as it starts (for progress displays).
+    """
+    if task != "cpu":
+        raise ValueError(f"chip scoring knows the task 'cpu', not {task!r}")
+    stage = on_stage or (lambda name: None)
+    prof = load_profile(profile)
+    try:
+        design = load_design(design_dir)
+    except DesignError as e:
+        return ChipScore("failed", 0.0, profile, "", failures=[("design", str(e))])
+    seed = grading_seed if grading_seed is not None else (resolve_seed() if SEED_ENV in os.environ else None)
+    seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
+    key = design.digest(prof.digest, FLOW_VERSION, SCORE_VERSION, task, seed_tag, f"physical={physical}")
+    cached = cache_dir("scores") / f"{key}.json"
+    if cached.exists():
+        return ChipScore.from_dict(json.loads(cached.read_text()))
+    score = ChipScore("ok", 0.0, profile, key, period_ps=design.clock_period_ps,
+                      graded_with="public and held-out kernels" if seed is not None else "public kernels")
+    try:
+        _score(design, prof, seed, physical, score, stage)
+    except (FlowUnavailable, ChipgymError, OSError) as e:
+        score.status, score.reason = "unavailable", str(e)
+    if score.status == "ok":
+        score.reward = 1.0 / (1.0 + score.cost)
+    else:
+        score.reward = 0.0
+    if score.status != "unavailable":
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(score.to_dict()))
+        tmp.replace(cached)
+    return score
+
+
+def _score(design, prof: Profile, seed: int | None, physical: bool, score: ChipScore, stage) -> None:
+    @contextmanager
+    def timed(name: str):
+        stage(name)
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            score.seconds[name] = round(time.monotonic() - start, 3)
+
+    prof.require_files()
+    score.tools = tool_versions()
+    for tool, version in score.tools.items():
+        if version == "missing":
+            raise ToolMissingError(tool, "bash run.sh setup")
+    with timed("check"):
+        report = check_design(design.root, grading_seed=seed, on_check=lambda c: stage(f"check: {c}"))
+    if not report.passed:
+        score.status, score.failures = "failed", list(report.failures)
+        return
+    try:
+        with timed("synthesis"):
+            netlist = synthesize(design, prof)
+    except SynthesisError as e:
+        score.status, score.failures = "failed", [("synthesis", str(e))]
+        return
+    score.A_um2, score.cells = netlist.area_um2, netlist.cells
+    with timed("timing"):
+        timing = check_timing(netlist, prof, design.clock_period_ps)
+    score.slack_ps, score.critical_path = timing.slack_ps, timing.critical_path
+    if not timing.met:
+        score.status = "failed"
+        score.failures = [("timing", f"worst slack {timing.slack_ps} ps at the declared period of "
+                                     f"{design.clock_period_ps} ps (critical path {timing.arrival_ps:.1f} ps)")]
+        return
+    with timed("gate-level build"):
+        library = load_library(prof.liberty)
+        simulator = gate_simulator(netlist, library, design.clock_period_ps)
+        model = energy_model(simulator.module, simulator.netlist.nets, library, prof.input_slew_ps * 1e-12,
+                             prof.output_load_ff * 1e-15)
+    arch = load_arch()
+    latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
+    programs = [kernel(name) for name in sorted(KERNELS)] + (heldout_programs(seed) if seed is not None else [])
+    with timed("gate-level simulation"):
+        for program in programs:
+            stage(f"gate-level: {program.name}")
+            reference = execute(program, arch)
+            run = simulator.run(reference, arch, latency)
+            if run.problem:
+                score.status, score.failures = "failed", [("gate-level", f"synthesized netlist: {run.problem}")]
+                return
+            seconds = run.cycles * design.clock_period_ps * 1e-12
+            joules = model.energy(run.toggles, run.cycles, seconds)
+            score.workloads[program.name] = {"cycles": run.cycles, "retired": len(reference.retirements),
+                                             "T_us": seconds * 1e6, "E_nJ": joules * 1e9}
+    runs = score.workloads.values()
+    score.cycles, score.retired = sum(r["cycles"] for r in runs), sum(r["retired"] for r in runs)
+    score.T_us = sum(r["T_us"] / r["retired"] for r in runs) / len(runs) * INSTRUCTIONS
+    score.E_nJ = sum(r["E_nJ"] / r["retired"] for r in runs) / len(runs) * INSTRUCTIONS
+    score.cost = prof.cost(score.T_us, score.E_nJ, score.A_um2)
+    if physical:
+        from chipgym.scoring.physical import place_and_route
+
+        with timed("physical"):
+            score.physical = place_and_route(design, cache_dir("physical") / score.key).to_dict()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Area and timing of a design without the checks: feedback, not a score."""
+
+    profile: str
+    area_um2: float
+    cells: int
+    period_ps: int
+    slack_ps: float
+    critical_path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def estimate(design_dir: str | Path, profile: str = "osu018") -> Estimate:
+    """Synthesize and time the design at its declared period (raises SynthesisError, FlowUnavailable)."""
+    design, prof = load_design(design_dir), load_profile(profile)
+    netlist = synthesize(design, prof)
+    timing = check_timing(netlist, prof, design.clock_period_ps)
+    return Estimate(profile, netlist.area_um2, netlist.cells, design.clock_period_ps, timing.slack_ps,
+                    timing.critical_path)
+
+
+@functools.cache
+def tool_versions() -> dict[str, str]:
+    versions = {}
+    for tool, argv in {"yosys": ["yosys", "-V"], "verilator": ["verilator", "--version"],
+                       "opensta": ["sta", "-version"]}.items():
+        try:
+            versions[tool] = subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            versions[tool] = "missing"
+    return versions

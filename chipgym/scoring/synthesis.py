@@ -1,0 +1,137 @@
+"""Synthesis of a design to a gate-level netlist of a profile's cells, with Debian's Yosys 0.23, sandboxed.
+
+The retirement port is stripped (``CHIPGYM_RETIRE`` is not defined). Mapping buffers and sizes for a
+driving cell and an output load (``abc -constr``): without it one unbuffered high-fanout net makes timing
+meaningless. Yosys 0.23's ``abc`` takes one liberty file, so the profile's files are merged into one, without
+its ``dont_use`` cells. Netlists are cached by the design's content, the profile and this flow.
+
+>>> from pathlib import Path
+>>> from chipgym.scoring.profile import load_profile
+>>> from chipgym.tasks.chip.design import load_design
+>>> fixture = Path(__file__).parents[1] / "tasks" / "chip" / "cpu" / "fixtures" / "multicycle"
+>>> netlist = synthesize(load_design(fixture), load_profile("osu018"))      # doctest: +SKIP
+>>> netlist.area_um2 > 0, netlist.cells > 1000, netlist.verilog.exists()   # doctest: +SKIP
+(True, True, True)
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from chipgym.cache import cache_dir
+from chipgym.scoring.liberty import cell_texts, header_text, load_library
+from chipgym.scoring.profile import Profile
+from chipgym.tasks.chip.design import Design
+from chipgym.tasks.chip.tools import ToolResult, run_tool
+
+FLOW_VERSION = "1"
+TIMEOUT = 900
+
+
+class SynthesisError(RuntimeError):
+    """Yosys rejected the design (the message holds its first error)."""
+
+
+class FlowUnavailable(RuntimeError):
+    """A tool of the scoring flow could not finish (timeout, out of memory, crash): not the design's verdict."""
+
+
+@dataclass(frozen=True)
+class Netlist:
+    folder: Path
+    top: str
+    area_um2: float
+    cells: int
+    cell_types: dict[str, int]
+    seconds: float
+
+    @property
+    def verilog(self) -> Path:
+        return self.folder / "netlist.v"
+
+    @property
+    def json(self) -> Path:
+        return self.folder / "netlist.json"
+
+
+def synthesize(design: Design, profile: Profile) -> Netlist:
+    """The cached netlist of ``design`` mapped to ``profile``'s cells."""
+    folder = cache_dir("synthesis") / design.digest(profile.digest, FLOW_VERSION)
+    if (folder / "result.json").exists():
+        return Netlist(folder=folder, **json.loads((folder / "result.json").read_text()))
+    profile.require_files()
+    liberty = synthesis_liberty(profile)
+    with tempfile.TemporaryDirectory(prefix="chipgym-synth-") as tmp:
+        work = Path(tmp)
+        farad = load_library(profile.liberty).cap_unit_f
+        (work / "constr").write_text(
+            f"set_driving_cell {profile.driving_cell}\nset_load {profile.output_load_ff * 1e-15 / farad:g}\n")
+        files = " ".join(f'"{p}"' for p in design.rtl)
+        script = "; ".join([
+            f"read_verilog {files}",
+            f"hierarchy -check -top {design.top}",
+            f"synth -flatten -top {design.top}",
+            f"dfflibmap -liberty {liberty}",
+            f"abc -constr {work / 'constr'} -liberty {liberty}",
+            "setundef -zero",
+            "opt_clean -purge",
+            f"tee -o {work / 'stat.txt'} stat -liberty {liberty}",
+            f"write_verilog -noattr -noexpr {work / 'netlist.v'}",
+            f"write_json {work / 'netlist.json'}",
+        ])
+        result = run_tool(["yosys", "-q", "-l", str(work / "log"), "-p", script], cwd=design.root,
+                          timeout=TIMEOUT, readable=(design.root, liberty.parent), writable=(work,))
+        _raise_for(result, work / "log")
+        stat = (work / "stat.txt").read_text()
+        area = float(re.search(r"Chip area for module .*?: ([\d.]+)", stat).group(1))
+        types = {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$", stat, re.M)}
+        meta = {"top": design.top, "area_um2": area, "cells": sum(types.values()), "cell_types": types,
+                "seconds": round(result.seconds, 3)}
+        (work / "result.json").write_text(json.dumps(meta))
+        staging = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(work, staging, ignore=shutil.ignore_patterns("constr", "log"))
+        shutil.rmtree(folder, ignore_errors=True)
+        staging.rename(folder)
+    return Netlist(folder=folder, **meta)
+
+
+def synthesis_liberty(profile: Profile) -> Path:
+    """One liberty file with every cell of the profile except its ``dont_use`` ones (cached)."""
+    key = hashlib.sha256(profile.digest.encode() + FLOW_VERSION.encode())
+    for path in profile.liberty:
+        key.update(path.read_bytes())
+    target = cache_dir("synthesis-liberty") / key.hexdigest()[:32] / "cells.lib"
+    if target.exists():
+        return target
+    parts, templates = [header_text(profile.liberty[0])], set()
+    for i, path in enumerate(profile.liberty):
+        header = header_text(path)
+        for m in re.finditer(r"^\s*(\w+_template)\s*\(\s*(\w+)\s*\)\s*\{.*?\}", header, re.M | re.S):
+            if i and m.group(2) not in templates:
+                parts.append(m.group(0))
+            templates.add(m.group(2))
+        parts += [text for name, text in cell_texts(path)
+                  if not any(fnmatch.fnmatch(name, pattern) for pattern in profile.dont_use)]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_suffix(f".{os.getpid()}.tmp")
+    staging.write_text("\n".join(parts) + "\n}\n")
+    staging.replace(target)
+    return target
+
+
+def _raise_for(result: ToolResult, log: Path) -> None:
+    if result.ok:
+        return
+    text = (log.read_text() if log.exists() else "") + result.stderr
+    if result.timed_out or result.returncode < 0 or "out of memory" in text.lower() or "bad_alloc" in text:
+        raise FlowUnavailable(f"yosys did not finish (exit {result.returncode}): {result.tail(3)}")
+    errors = [line.strip() for line in text.splitlines() if "ERROR" in line] or [result.tail(5)]
+    raise SynthesisError(f"yosys: {errors[0]}")
