@@ -21,7 +21,8 @@ def check(args) -> int:
             bar.set_postfix_str(name)
             bar.update()
 
-        report = check_design(args.design, task=args.task, formal=not args.no_formal, on_check=on_check)
+        report = check_design(args.design, task=args.task, profile=args.profile, formal=not args.no_formal,
+                              on_check=on_check)
     if args.json:
         out = {
             "task": report.task,
@@ -76,6 +77,8 @@ def add_commands(commands) -> None:
     run.add_argument("--task", default="cpu", help="the task whose contract applies (default cpu)")
     run.add_argument("--json", action="store_true", help="print {passed, failures: [{check, detail}], timings, stats}")
     run.add_argument("--no-formal", action="store_true", help="skip the formal gate (the slowest check)")
+    run.add_argument("--profile", choices=sorted(PROFILES),
+                     help="check at the design's clock period for this scoring profile (default: its main period)")
     run.set_defaults(handler=check)
     rate = chip.add_parser("score", help="reward = 1/(1+cost) from real synthesis, timing and gate-level energy "
                                          "(held-out workloads too when $CHIPGYM_GRADING_SEED is set)")

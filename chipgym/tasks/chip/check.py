@@ -16,16 +16,17 @@ from chipgym.tasks.chip.report import CheckReport
 
 
 def check_design(
-    design_dir: str | Path, task: str = "cpu", on_check: Callable[[str], None] | None = None, **options
+    design_dir: str | Path, task: str = "cpu", on_check: Callable[[str], None] | None = None,
+    profile: str | None = None, **options
 ) -> CheckReport:
-    """Run every check of ``task`` on the design in ``design_dir``.
+    """Run every check of ``task`` on the design in ``design_dir``, at its clock period for ``profile``.
 
     ``on_check`` is called with each check's name as it starts. ``options`` go to the task's
     ``checks.run`` (for ``cpu``: ``programs``, ``grading_seed``, ``stall_seeds``, ``formal``).
     """
     report = CheckReport(task, str(design_dir), on_check=on_check)
     try:
-        design = load_design(design_dir)
+        design = load_design(design_dir, profile)
     except DesignError as e:
         report.fail("design", str(e))
         return report

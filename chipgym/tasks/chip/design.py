@@ -1,10 +1,16 @@
 """A design folder: ``design.toml`` (top module, clock period in ps), ``rtl/*.v``,
 ``model/timing_model.py``.
 
+A design declares one clock period per scoring profile: ``clock_period_ps``, or the one in a
+``[profile.NAME]`` table of ``design.toml`` for that profile (cells of different libraries differ in speed
+by an order of magnitude). That one period drives everything checked and scored under the profile.
+
 >>> from pathlib import Path
 >>> d = load_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle")
 >>> d.top, d.clock_period_ps > 0, len(d.digest()) == 64
 ('chipgym_cpu', True, True)
+>>> load_design(d.root, profile="asap7").clock_period_ps < d.clock_period_ps
+True
 """
 from __future__ import annotations
 
@@ -36,7 +42,8 @@ class Design:
         return h.hexdigest()
 
 
-def load_design(path: str | Path) -> Design:
+def load_design(path: str | Path, profile: str | None = None) -> Design:
+    """The design in ``path``, with its clock period for ``profile`` (its default period if None)."""
     root = Path(path).resolve()
     toml = root / "design.toml"
     if not toml.is_file():
@@ -44,7 +51,8 @@ def load_design(path: str | Path) -> Design:
     try:
         meta = tomllib.loads(toml.read_text())
         top, period = str(meta["top"]), int(meta["clock_period_ps"])
-    except (tomllib.TOMLDecodeError, KeyError, ValueError) as e:
+        period = int(meta.get("profile", {}).get(profile, {}).get("clock_period_ps", period))
+    except (tomllib.TOMLDecodeError, KeyError, ValueError, AttributeError, TypeError) as e:
         raise DesignError(f"{toml}: needs top = \"...\" and clock_period_ps = N ({e})") from None
     if period <= 0:
         raise DesignError(f"{toml}: clock_period_ps must be positive")
