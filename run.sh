@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything chipgym needs on Debian 12 (as root), then runs a job:
-#   bash run.sh demo    the main job: the DRC engine, the DRC env with a scripted agent, a CPU design check
+#   bash run.sh demo    the main job: the DRC engine, the DRC env with a scripted agent, the CPU design env scoring two cores
 #   bash run.sh test    the test suite (what CI runs)
 #   bash run.sh setup   only the set-up
 # Idempotent and quiet when everything is already installed.
@@ -51,8 +51,9 @@ case "${1:-}" in
         "$VENV/bin/python" examples/drc_engine_demo.py
         log "2/3 chipgym/DrcScript-v0: a scripted agent on 5 SKY130 tasks of drc-v0 (the first run labels the suite, ~1-2 min)"
         "$VENV/bin/python" examples/drc_scripted_agent.py --group sky130 --episodes 5
-        log "3/3 the cpu chip task: the public check of the pipelined fixture (formal ~40 s the first time, then cached)"
-        "$VENV/bin/chipgym" chip check chipgym/tasks/chip/cpu/fixtures/pipelined
+        log "3/3 chipgym/RtlDesign-v0: a scripted agent checks and submits both CPU fixtures; each submit runs the checks"
+        log "    with held-out kernels, Yosys synthesis, OpenSTA timing and gate-level energy on osu018 (~3 min each the first time)"
+        "$VENV/bin/python" examples/rtl_fixture_agent.py
         ;;
     test) setup; shift; "$VENV/bin/python" -m pytest "$@" ;;
     *) echo "usage: bash run.sh demo|test|setup" >&2; exit 2 ;;

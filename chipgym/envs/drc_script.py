@@ -29,6 +29,7 @@ from gymnasium import spaces
 
 from chipgym.engines.klayout import DrcPool, DrcResult
 from chipgym.envs import drc_actions
+from chipgym.envs.episode_log import replay_log
 from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.scoring.drc import Grade, compare
 from chipgym.scoring.drc import grade as grade_deck
@@ -288,18 +289,7 @@ class DrcScriptEnv(gym.Env):
 def replay(path: str | os.PathLike) -> list[float]:
     """Replays a saved episode in a fresh env; raises ValueError if a reward differs from the saved one."""
     log = json.loads(Path(path).read_text())
-    env = DrcScriptEnv(**log["config"])
-    try:
-        env.reset(seed=log["seed"], options=log["options"])
-        rewards = []
-        for index, step in enumerate(log["steps"]):
-            _, reward, terminated, truncated, _ = env.step(step["action"])
-            rewards.append(reward)
-            if (reward, terminated, truncated) != (step["reward"], step["terminated"], step["truncated"]):
-                raise ValueError(f"{path}: step {index} gave reward {reward}, saved {step['reward']}")
-        return rewards
-    finally:
-        env.close()
+    return replay_log(DrcScriptEnv(**log["config"]), log, path)
 
 
 def grade_info(result: Grade) -> dict[str, Any]:

@@ -1,0 +1,30 @@
+"""Replaying a saved episode (``env.save_episode(path)``): the same seed, options and actions must give the same
+rewards.
+
+>>> import gymnasium
+>>> log = {"seed": 0, "options": None, "steps": [{"action": 0, "reward": 1.0, "terminated": False, "truncated": False}]}
+>>> replay_log(gymnasium.make("CartPole-v1").unwrapped, log, "cartpole.json")
+[1.0]
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import gymnasium as gym
+
+
+def replay_log(env: gym.Env, log: dict[str, Any], path: str | os.PathLike) -> list[float]:
+    """Play ``log``'s actions in ``env`` (closed afterwards); raises ValueError at the first step whose reward or
+    ending differs from the saved one."""
+    try:
+        env.reset(seed=log["seed"], options=log["options"])
+        rewards = []
+        for index, step in enumerate(log["steps"]):
+            _, reward, terminated, truncated, _ = env.step(step["action"])
+            rewards.append(reward)
+            if (reward, terminated, truncated) != (step["reward"], step["terminated"], step["truncated"]):
+                raise ValueError(f"{path}: step {index} gave reward {reward}, saved {step['reward']}")
+        return rewards
+    finally:
+        env.close()

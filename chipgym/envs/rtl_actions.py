@@ -1,0 +1,147 @@
+"""Actions of ``chipgym/RtlDesign-v0``: JSON text, built with these helpers and checked by ``parse``.
+
+>>> from chipgym.envs import rtl_actions as act
+>>> act.write("rtl/cpu.v", "module chipgym_cpu; endmodule")
+'{"op": "write", "path": "rtl/cpu.v", "text": "module chipgym_cpu; endmodule"}'
+>>> act.parse(act.set_clock(2000)).period_ps
+2000
+>>> act.parse(act.check(estimate=True)).estimate
+True
+>>> act.parse(act.delete("../outside.v"))
+Traceback (most recent call last):
+...
+chipgym.envs.rtl_actions.ActionError: path: '..' is not allowed; paths stay inside the design folder
+>>> act.parse('{"op": "fly"}')
+Traceback (most recent call last):
+...
+chipgym.envs.rtl_actions.ActionError: op: unknown operation 'fly'; expected one of write, patch, delete, set_clock, check, submit
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Mapping
+
+OPS = ("write", "patch", "delete", "set_clock", "check", "submit")
+MAX_FILE = 200_000  # characters of one file
+MAX_PATH = 120  # characters of a path
+MAX_PERIOD_PS = 1_000_000
+PATH_CHARS = re.compile(r"[A-Za-z0-9_.\-/]+")
+
+
+class ActionError(ValueError):
+    """A malformed action; the message names the field at fault."""
+
+
+@dataclass(frozen=True)
+class Action:
+    op: str
+    path: str = ""
+    text: str = ""
+    search: str = ""
+    replace: str = ""
+    period_ps: int = 0
+    estimate: bool = False
+
+
+def write(path: str, text: str) -> str:
+    """Create or replace the file ``path`` (relative to the design folder) with ``text``."""
+    return json.dumps({"op": "write", "path": path, "text": text})
+
+
+def patch(path: str, search: str, replace: str) -> str:
+    """Replace ``search``, which must occur exactly once in ``path``, with ``replace``."""
+    return json.dumps({"op": "patch", "path": path, "search": search, "replace": replace})
+
+
+def delete(path: str) -> str:
+    """Delete the file ``path``."""
+    return json.dumps({"op": "delete", "path": path})
+
+
+def set_clock(period_ps: int) -> str:
+    """Set ``clock_period_ps`` in design.toml (created with the contract's top module if absent)."""
+    return json.dumps({"op": "set_clock", "period_ps": period_ps})
+
+
+def check(estimate: bool = False) -> str:
+    """Run the public check (feedback only); ``estimate`` adds a synthesis estimate of area and timing."""
+    return json.dumps({"op": "check", "estimate": True} if estimate else {"op": "check"})
+
+
+def submit() -> str:
+    """Grade the design (held-out kernels, synthesis, timing, energy) and end the episode."""
+    return json.dumps({"op": "submit"})
+
+
+def parse(text: str) -> Action:
+    """The action in ``text``, checked; raises ActionError naming the field at fault."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as error:
+        raise ActionError(f"action: not valid JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ActionError('action: expected a JSON object like {"op": "check"}')
+    op = data.get("op")
+    if op not in OPS:
+        raise ActionError(f"op: unknown operation {op!r}; expected one of {', '.join(OPS)}")
+    if op == "write":
+        return Action(op, path=_path(data), text=_text(data, "text"))
+    if op == "patch":
+        search = _text(data, "search")
+        if not search:
+            raise ActionError("search: must not be empty")
+        return Action(op, path=_path(data), search=search, replace=_text(data, "replace"))
+    if op == "delete":
+        return Action(op, path=_path(data))
+    if op == "set_clock":
+        return Action(op, period_ps=_period(data))
+    if op == "check":
+        estimate = data.get("estimate", False)
+        if not isinstance(estimate, bool):
+            raise ActionError("estimate: expected true or false")
+        return Action(op, estimate=estimate)
+    return Action(op)
+
+
+def _text(data: Mapping, key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise ActionError(f"{key}: expected a string")
+    if len(value) > MAX_FILE:
+        raise ActionError(f"{key}: longer than {MAX_FILE} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ActionError(f"{key}: not valid Unicode text (a lone surrogate?)") from None
+    return value
+
+
+def _path(data: Mapping) -> str:
+    """A relative path inside the design folder (symlinks are checked where the file is opened)."""
+    path = data.get("path")
+    if not isinstance(path, str) or not path:
+        raise ActionError('path: expected a relative path such as "rtl/chipgym_cpu.v"')
+    if len(path) > MAX_PATH:
+        raise ActionError(f"path: longer than {MAX_PATH} characters")
+    if not PATH_CHARS.fullmatch(path):
+        raise ActionError("path: only letters, digits, '_', '-', '.' and '/' are allowed")
+    parts = PurePosixPath(path).parts
+    if path.startswith("/"):
+        raise ActionError("path: absolute paths are not allowed; give one relative to the design folder")
+    if ".." in parts:
+        raise ActionError("path: '..' is not allowed; paths stay inside the design folder")
+    clean = "/".join(part for part in parts if part != ".")
+    if not clean:
+        raise ActionError("path: names no file")
+    return clean
+
+
+def _period(data: Mapping) -> int:
+    period = data.get("period_ps")
+    if not isinstance(period, int) or isinstance(period, bool) or not 0 < period <= MAX_PERIOD_PS:
+        raise ActionError(f"period_ps: expected an integer from 1 to {MAX_PERIOD_PS}")
+    return period

@@ -1,0 +1,105 @@
+"""Hostile designs played through chipgym/RtlDesign-v0's check action: the host, its files and the grading
+seed stay out of reach, and runaway designs end as failed checks while the env lives on."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from chipgym.envs import rtl_actions as act
+from chipgym.envs.rtl_design import RtlDesignEnv
+from chipgym.tasks.chip.cpu.heldout import SEED_ENV
+from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
+
+RTL = "rtl/chipgym_cpu.v"
+BOUND_SECONDS = 300  # a cold Verilator build takes ~20 s on 2 cores; the rest is a few seconds
+
+
+@pytest.fixture
+def env():
+    env = RtlDesignEnv(formal=False, timings=True)
+    env.reset(seed=0, options={"start": "multicycle"})
+    yield env
+    env.close()
+
+
+def with_block(block: str) -> str:
+    """The multicycle fixture's RTL with ``block`` added at the end of its top module."""
+    text = (FIXTURES / "multicycle" / RTL).read_text()
+    last = text.rindex("endmodule")
+    return text[:last] + block + text[last:]
+
+
+def shown(obs: dict, info: dict) -> str:
+    return json.dumps([obs, info])
+
+
+def test_system_fopen_and_readmemh_reach_nothing_of_the_host(env, tmp_path, monkeypatch):
+    monkeypatch.setenv(SEED_ENV, "8675309")  # as during grading
+    secret, hidden, planted = tmp_path / "secret.txt", tmp_path / "hidden.hex", tmp_path / "planted"
+    secret.write_text("TOPSECRET-42")
+    hidden.write_text("deadbeef\n")
+    for path in (secret, hidden):
+        path.chmod(0o644)
+    # A spy that sees the host raises `halted` at cycle 0, which fails the functional check (the harness
+    # ignores $finish). The first two lines show that $system and $fopen work in the sandbox, so a pass
+    # is not vacuous.
+    spy = f"""
+`ifdef VERILATOR
+  integer spy_r, spy_fd;
+  reg [31:0] spy_mem [0:3];
+  initial begin
+    spy_r = $system("true");                          if (spy_r != 0) spy_seen = 1'b1;
+    spy_fd = $fopen("/usr/bin/env", "r");             if (spy_fd == 0) spy_seen = 1'b1;
+    spy_r = $system("touch {planted}");
+    spy_r = $system("test -z \\"${SEED_ENV}\\"");     if (spy_r != 0) spy_seen = 1'b1;
+    spy_fd = $fopen("{secret}", "r");                 if (spy_fd != 0) spy_seen = 1'b1;
+    spy_mem[0] = 0;
+    $readmemh("{hidden}", spy_mem);                   if (spy_mem[0] == 32'hdeadbeee + 1) spy_seen = 1'b1;
+  end
+`endif
+"""
+    halted = "  assign halted = state == S_HALT;"
+    rtl = with_block(spy).replace(halted, "  reg spy_seen = 1'b0;\n" + halted.replace(";", " || spy_seen;"))
+    env.step(act.write(RTL, rtl))
+    obs, reward, terminated, truncated, info = env.step(act.check())
+    assert info["status"] == "ok", obs["feedback"]
+    assert not planted.exists()
+    assert "TOPSECRET" not in shown(obs, info) and "deadbeef" not in shown(obs, info)
+    assert "8675309" not in shown(obs, info) and not any("heldout" in name for name in info["check"]["cycles"])
+
+
+def test_a_core_that_never_halts_fails_by_the_watchdog(env):
+    start = time.monotonic()
+    for file, old, new in load_mutants()["store_hangs"].edits:
+        env.step(act.patch(file, old, new))
+    obs, reward, terminated, truncated, info = env.step(act.check())
+    assert info["status"] == "failed" and reward == 0.0 and not terminated
+    assert info["check"]["failed_checks"] == ["functional"] and "watchdog" in obs["feedback"], obs["feedback"]
+    assert time.monotonic() - start < BOUND_SECONDS
+    obs, *_ = env.step(act.set_clock(2000))
+    assert obs["feedback"] == "clock_period_ps = 2000 in design.toml."
+
+
+def test_a_design_that_exhausts_memory_fails_the_check(env):
+    # 2**27 words of 1024 bits: 16 GiB, over the tool sandbox's 8 GiB address space cap.
+    bomb = """
+  reg [26:0] bomb_i = 0;
+  reg [1023:0] bomb [0:(1<<27)-1];
+  always @(posedge clk) begin
+    bomb_i <= bomb_i + 1;
+    bomb[bomb_i] <= bomb[bomb_i + 1] + {5'd0, cnt_cycles};
+    if (bomb[bomb_i][1000]) $display("bomb");
+  end
+"""
+    start = time.monotonic()
+    env.step(act.write(RTL, with_block(bomb)))
+    obs, reward, terminated, truncated, info = env.step(act.check())
+    assert info["status"] == "failed" and reward == 0.0 and not terminated
+    assert info["check"]["failed_checks"] == ["functional"] and "bad_alloc" in obs["feedback"], obs["feedback"]
+    assert time.monotonic() - start < BOUND_SECONDS
+    env.step(act.write(RTL, with_block("")))
+    obs, *_, info = env.step(act.check())
+    assert info["status"] == "ok", obs["feedback"]
