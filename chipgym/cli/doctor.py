@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chipgym.errors import ChipgymError
+from chipgym.scoring.profile import PROFILES, load_profile
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ TOOLS = (
     Tool("z3", ("--version",), "the formal gate's solver", "apt-get install -y z3"),
     Tool("verilator", ("--version",), "simulating RTL", "apt-get install -y verilator"),
     Tool("g++", ("--version",), "building Verilator simulators", "apt-get install -y g++ make"),
+    Tool("sta", ("-version",), "timing chip designs (OpenSTA)", "apt-get install -y opensta"),
+    Tool("qflow", ("-v",), "the optional physical tier of chip scoring", "apt-get install -y qflow", required=False),
 )
 PYTHON_MODULES = ("gymnasium", "numpy", "gdstk", "klayout", "pyyaml", "tqdm")
 
@@ -72,6 +75,13 @@ def run(args) -> int:
         healthy &= version is not None or not tool.required
         shown = version or f"MISSING: {tool.install}"
         print(f"{tool.command:10} {shown:45} ({tool.needed_for})")
+    for profile in sorted(PROFILES):
+        try:
+            load_profile(profile).require_files()
+            shown = "installed"
+        except ChipgymError as error:
+            shown = f"MISSING: {error}"
+        print(f"{profile:10} {shown:45} (the {profile} scoring profile's cell library)")
     for module in PYTHON_MODULES:
         try:
             version = importlib.metadata.version(module)
