@@ -70,7 +70,8 @@ def synthesize(design: Design, profile: Profile) -> Netlist:
     liberty = synthesis_liberty(profile)
     with tempfile.TemporaryDirectory(prefix="chipgym-synth-") as tmp:
         work = Path(tmp)
-        farad = load_library(profile.liberty).cap_unit_f
+        library = load_library(profile.liberty)
+        farad = library.cap_unit_f
         (work / "constr").write_text(
             f"set_driving_cell {profile.driving_cell}\nset_load {profile.output_load_ff * 1e-15 / farad:g}\n")
         files = " ".join(f'"{p}"' for p in design.rtl)
@@ -90,8 +91,12 @@ def synthesize(design: Design, profile: Profile) -> Netlist:
                           timeout=TIMEOUT, readable=(design.root, liberty.parent), writable=(work,))
         _raise_for(result, work / "log")
         stat = (work / "stat.txt").read_text()
-        area = float(re.search(r"Chip area for module .*?: ([\d.]+)", stat).group(1))
         types = {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$", stat, re.M)}
+        unmapped = sorted(t for t in types if t not in library.cells)
+        area = re.search(r"Chip area for module .*?: ([\d.]+)", stat)
+        if unmapped or not area:
+            raise SynthesisError(f"cells the library cannot implement (latches or tristates?): {', '.join(unmapped[:5])}")
+        area = float(area.group(1))
         meta = {"top": design.top, "area_um2": area, "cells": sum(types.values()), "cell_types": types,
                 "seconds": round(result.seconds, 3)}
         (work / "result.json").write_text(json.dumps(meta))

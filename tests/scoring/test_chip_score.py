@@ -14,7 +14,7 @@ from chipgym.scoring.chip import ChipScore, score_design
 from chipgym.scoring.liberty import load_library
 from chipgym.scoring.pdk import install
 from chipgym.scoring.profile import load_profile
-from chipgym.scoring.synthesis import synthesize
+from chipgym.scoring.synthesis import SynthesisError, synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.design import load_design
@@ -61,6 +61,15 @@ def test_a_period_below_the_critical_path_fails_timing_with_the_path():
     assert not timing.met and timing.slack_ps < 0
     assert "VIOLATED" in timing.critical_path and "data arrival time" in timing.critical_path
     assert check_timing(netlist, profile, timing.arrival_ps + 100).met
+
+
+def test_a_latch_fails_synthesis_naming_the_cell(tmp_path):
+    (tmp_path / "rtl").mkdir()
+    (tmp_path / "rtl" / "top.v").write_text(
+        "module top(input clk, input en, input [3:0] d, output reg [3:0] q);\n  always @* if (en) q = d;\nendmodule\n")
+    (tmp_path / "design.toml").write_text('top = "top"\nclock_period_ps = 8000\n')
+    with pytest.raises(SynthesisError, match="DLATCH"):
+        synthesize(load_design(tmp_path), load_profile("osu018"))
 
 
 def test_a_design_that_behaves_differently_when_scored_is_caught(tmp_path):
