@@ -4,23 +4,32 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 from tqdm import tqdm
 
 from chipgym.scoring.profile import PROFILES
 
 
+@contextmanager
+def _progress(design: str, doing: str) -> Iterator[Callable[[str], None]]:
+    """A progress bar on stderr, and the callback that advances it with the name of each stage."""
+    if not Path(design).is_dir():
+        raise FileNotFoundError(f"no such design folder: {design}")
+    with tqdm(desc=f"{doing} {Path(design).name}", unit=" steps", file=sys.stderr) as bar:
+        def advance(stage: str) -> None:
+            bar.set_postfix_str(stage)
+            bar.update()
+
+        yield advance
+
+
 def check(args) -> int:
     from chipgym.tasks.chip import check_design
 
-    if not Path(args.design).is_dir():
-        raise FileNotFoundError(f"no such design folder: {args.design}")
-    with tqdm(desc=f"checking {Path(args.design).name}", unit=" steps", file=sys.stderr) as bar:
-        def on_check(name: str) -> None:
-            bar.set_postfix_str(name)
-            bar.update()
-
+    with _progress(args.design, "checking") as on_check:
         report = check_design(args.design, task=args.task, profile=args.profile, formal=not args.no_formal,
                               on_check=on_check)
     if args.json:
@@ -48,13 +57,7 @@ def score(args) -> int:
     from chipgym.cli import INFRASTRUCTURE_FAILURE
     from chipgym.scoring.chip import score_design
 
-    if not Path(args.design).is_dir():
-        raise FileNotFoundError(f"no such design folder: {args.design}")
-    with tqdm(desc=f"scoring {Path(args.design).name} on {args.profile}", unit=" steps", file=sys.stderr) as bar:
-        def on_stage(name: str) -> None:
-            bar.set_postfix_str(name)
-            bar.update()
-
+    with _progress(args.design, f"scoring on {args.profile}:") as on_stage:
         result = score_design(args.design, task=args.task, profile=args.profile, physical=args.physical,
                               on_stage=on_stage)
     if args.json:
