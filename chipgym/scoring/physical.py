@@ -41,7 +41,7 @@ from pathlib import Path
 
 from chipgym.errors import ToolMissingError
 from chipgym.tasks.chip.design import Design
-from chipgym.tasks.chip.tools import ToolResult, run_tool
+from chipgym.engines.tools import ToolResult, run_tool
 
 MAX_CELLS = 4000  # cells after synthesis: 4,276 placed and routed in 305 s here, 5,345 did not route in 700 s
 TECH = Path("/usr/share/qflow/tech/osu018")

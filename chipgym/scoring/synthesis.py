@@ -29,7 +29,7 @@ from chipgym.cache import cache_dir
 from chipgym.scoring.liberty import cell_texts, header_text, load_library
 from chipgym.scoring.profile import Profile
 from chipgym.tasks.chip.design import Design
-from chipgym.tasks.chip.tools import ToolResult, run_tool
+from chipgym.engines.tools import ToolResult, run_tool
 
 FLOW_VERSION = "1"
 TIMEOUT = 900

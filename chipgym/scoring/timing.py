@@ -21,7 +21,7 @@ from pathlib import Path
 
 from chipgym.scoring.profile import Profile
 from chipgym.scoring.synthesis import Netlist, FlowUnavailable
-from chipgym.tasks.chip.tools import run_tool
+from chipgym.engines.tools import run_tool
 
 TIMEOUT = 600
 

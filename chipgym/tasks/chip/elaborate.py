@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chipgym.tasks.chip.design import Design
-from chipgym.tasks.chip.tools import run_tool
+from chipgym.engines.tools import run_tool
 
 FATAL = re.compile(r"found logic loop|multiple conflicting drivers", re.I)
 

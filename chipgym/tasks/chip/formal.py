@@ -13,7 +13,7 @@ from pathlib import Path
 
 from chipgym.cache import cache_dir
 from chipgym.tasks.chip.design import Design
-from chipgym.tasks.chip.tools import run_tool
+from chipgym.engines.tools import run_tool
 
 UNCLASSIFIED = "yosys-smtbmc failed"  # a failure that names no assertion (a timeout, a crash): not cached
 ASSERT_FAILED = re.compile(r"Assert failed in \S+: (\S+?):(\d+)")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from chipgym.tasks.chip.design import Design
 from chipgym.cache import cache_dir
-from chipgym.tasks.chip.tools import run_tool
+from chipgym.engines.tools import run_tool
 
 FLAGS = ("--cc", "--exe", "--build", "-j", "2", "-O1", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--prefix", "Vtop")
 

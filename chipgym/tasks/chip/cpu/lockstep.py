@@ -13,7 +13,7 @@ from pathlib import Path
 
 from chipgym.tasks.chip.cpu.reference import Run
 from chipgym.tasks.chip.cpu.testbench import SimResult
-from chipgym.tasks.chip.tools import run_tool
+from chipgym.engines.tools import run_tool
 
 PYTHON = "/usr/bin/python3"  # Debian's: the sandbox shows /usr only
 

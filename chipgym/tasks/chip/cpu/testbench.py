@@ -19,7 +19,7 @@ from chipgym.tasks.chip.cpu.assembler import disassemble
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import Run
 from chipgym.tasks.chip.cpu.trace import FIELDS, Retirement
-from chipgym.tasks.chip.tools import run_tool
+from chipgym.engines.tools import run_tool
 
 HARNESS = Path(__file__).parent / "dv" / "harness.cpp"
 

@@ -1,7 +1,7 @@
-"""The one place where external tools (yosys, verilator, compiled simulators) are invoked.
+"""One sandboxed run of a command-line tool: Yosys, Verilator, OpenSTA, qflow, compiled simulators.
 
-Untrusted designs are only ever elaborated, built and run through :func:`run_tool`, which runs every tool
-in the engine layer's sandbox: no network, ``/usr`` read-only, a private ``/tmp``, and only the folders a
+Untrusted designs are only ever elaborated, built, synthesized and run through :func:`run_tool`, which runs
+every tool in the sandbox of :mod:`chipgym.engines.sandbox`: no network, ``/usr`` read-only, a private ``/tmp``, and only the folders a
 call names, at their own paths (``readable`` read-only, ``writable`` read-write).
 
 >>> run_tool(["echo", "hi"]).stdout
