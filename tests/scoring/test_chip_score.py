@@ -54,6 +54,14 @@ def test_the_same_design_gets_the_same_score(osu018):
     assert {**again.to_dict(), "seconds": {}} == {**first.to_dict(), "seconds": {}}
 
 
+def test_the_physical_tier_refuses_a_cpu_over_its_size_limit_without_changing_the_score(osu018):
+    if shutil.which("qflow") is None:
+        pytest.skip("qflow is not installed (apt-get install qflow)")
+    score = score_design(FIXTURES / "multicycle", profile="osu018", physical=True)
+    assert score.status == "ok" and score.reward == osu018["multicycle"].reward
+    assert score.physical["status"] == "unavailable" and "over the limit" in score.physical["reason"]
+
+
 def test_a_period_below_the_critical_path_fails_timing_with_the_path():
     profile = load_profile("osu018")
     netlist = synthesize(load_design(FIXTURES / "multicycle"), profile)
