@@ -61,7 +61,7 @@ class ChipScore:
     reward: float
     profile: str
     key: str
-    """content hash of the design, the profile, the flow and the graded workloads"""
+    """content hash of the design (timing model included), the profile, the flow and the graded workloads"""
     failures: list[tuple[str, str]] = field(default_factory=list)
     reason: str = ""
     T_us: float | None = None
@@ -120,7 +120,8 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
         return ChipScore("failed", 0.0, profile, "", failures=[("design", str(e))])
     seed = grading_seed if grading_seed is not None else (resolve_seed() if SEED_ENV in os.environ else None)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
-    key = design.digest(prof.digest, FLOW_VERSION, SCORE_VERSION, task, seed_tag, f"physical={physical}")
+    model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
+    key = design.digest(model, prof.digest, FLOW_VERSION, SCORE_VERSION, task, seed_tag, f"physical={physical}")
     cached = cache_dir("scores") / f"{key}.json"
     if cached.exists():
         return ChipScore.from_dict(json.loads(cached.read_text()))

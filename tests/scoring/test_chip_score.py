@@ -62,6 +62,16 @@ def test_the_physical_tier_refuses_a_cpu_over_its_size_limit_without_changing_th
     assert score.physical["status"] == "unavailable" and "over the limit" in score.physical["reason"]
 
 
+def test_the_score_follows_the_timing_model(osu018, tmp_path):
+    design = tmp_path / "model_off"
+    shutil.copytree(FIXTURES / "multicycle", design)
+    model = design / "model" / "timing_model.py"
+    model.write_text(model.read_text() + "\npredict = None\n")
+    assert score_design(design).failures[0][0] == "lockstep"
+    shutil.copy(FIXTURES / "multicycle" / "model" / "timing_model.py", model)
+    assert score_design(design).reward == osu018["multicycle"].reward
+
+
 def test_a_period_below_the_critical_path_fails_timing_with_the_path():
     profile = load_profile("osu018")
     netlist = synthesize(load_design(FIXTURES / "multicycle"), profile)
