@@ -1,8 +1,10 @@
 """Run KLayout DRC decks (the Ruby DSL) on layouts, fast and sandboxed.
 
 A :class:`DrcPool` keeps a few long-lived KLayout processes, each in its own sandbox. A deck runs in a
-fresh fork of one of them (no two decks share a Ruby heap), on all of its layouts in turn. Results are
-cached by the content of the deck and the layout.
+fresh fork of one of them (no two decks share a Ruby heap, and no deck is forked from memory that ever held
+another deck, layout or result), on its layouts one at a time: the sandbox shows it only the current layout,
+always under the same name. Results are checked against their schema and cached by the content of the deck
+and the layout.
 
 >>> from chipgym.engines.klayout import DrcPool
 >>> deck = 'source($input); report("demo", $output); input(1, 0).width(0.5).output("w", "width < 0.5 um")'
@@ -21,6 +23,7 @@ import hashlib
 import json
 import os
 import queue
+import secrets
 import select
 import shutil
 import signal
@@ -34,7 +37,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 from xml.etree import ElementTree
 
 from chipgym.engines.sandbox import Mount, Sandbox
@@ -48,7 +51,7 @@ Marker = tuple  # ("polygon", (x0, y0, ...), *holes) | ("edge_pair", (x0, y0, x1
 
 
 class DrcStatus(str, Enum):
-    """How a deck's run on one layout ended. Everything but OK is the deck's own error."""
+    """How a deck's run on one layout ended. Everything but OK and UNAVAILABLE is the deck's own error."""
 
     OK = "ok"
     COMPILE = "compile"  # Ruby could not parse the deck
@@ -56,6 +59,13 @@ class DrcStatus(str, Enum):
     TIMEOUT = "timeout"  # it ran past the per-layout time limit and was killed
     CRASHED = "crashed"  # its process died (exit!, a signal, killing its parent, ...)
     NO_REPORT = "no_report"  # it never wrote a report to $output
+    UNAVAILABLE = "unavailable"  # not the deck's doing: the worker died or did not answer; never cached
+
+
+DECK_STATUSES = {DrcStatus.OK, DrcStatus.COMPILE, DrcStatus.RUNTIME, DrcStatus.NO_REPORT}
+"""What a deck's own process may report; the pool alone decides TIMEOUT, CRASHED and UNAVAILABLE."""
+MARKER_KINDS = {"polygon", "edge_pair", "edge", "box", "path", "text"}
+MAX_ERROR = 4000  # characters of an error message kept
 
 
 @dataclass(frozen=True)
@@ -93,16 +103,53 @@ class DrcResult:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping) -> DrcResult:
-        categories = {
-            name: CategoryResult(cat["count"], tuple(_freeze(m) for m in cat["markers"]))
-            for name, cat in data["categories"].items()
-        }
-        return cls(DrcStatus(data["status"]), data["error"], categories, data.get("seconds", 0.0))
+    def from_json(cls, data: Any, max_markers: int | None = None) -> DrcResult:
+        """A result from its JSON form, checked field by field; raises ValueError naming what is wrong."""
+        if not isinstance(data, dict) or not isinstance(data.get("categories"), dict):
+            raise ValueError("a result is an object with status, error and categories")
+        try:
+            status = DrcStatus(data.get("status"))
+        except ValueError:
+            status = None
+        if status not in DECK_STATUSES:
+            raise ValueError(f"status: expected one of {sorted(s.value for s in DECK_STATUSES)}")
+        error = data.get("error")
+        seconds = data.get("seconds", 0.0)
+        if not isinstance(error, str) or not _is_number(seconds):
+            raise ValueError("error: expected a string, seconds: a number")
+        categories = {}
+        for name, category in data["categories"].items():
+            if not isinstance(category, dict) or not _is_count(category.get("count")):
+                raise ValueError("categories: each is {count: N, markers: [...]}")
+            markers = category.get("markers")
+            if not isinstance(markers, list) or max_markers is not None and len(markers) > max_markers:
+                raise ValueError("markers: expected a list within the marker limit")
+            categories[name] = CategoryResult(category["count"], tuple(_marker(m) for m in markers))
+        return cls(status, error[:MAX_ERROR], categories, float(seconds))
 
 
-def _freeze(value):
-    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _coords(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) % 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise ValueError("markers: coordinates are a flat list of integer pairs")
+    return tuple(value)
+
+
+def _marker(value: Any) -> Marker:
+    if not isinstance(value, list) or len(value) < 2 or value[0] not in MARKER_KINDS:
+        raise ValueError(f"markers: a marker is [KIND, coordinates] with KIND one of {sorted(MARKER_KINDS)}")
+    if value[0] == "text":
+        if len(value) != 2 or not isinstance(value[1], str):
+            raise ValueError("markers: a text marker is ['text', STRING]")
+        return ("text", value[1])
+    return (value[0], *(_coords(part) for part in value[1:]))
 
 
 @dataclass(frozen=True)
@@ -149,12 +196,19 @@ def _layout_bytes(layout: Layout) -> bytes:
 
 
 class DrcCache:
-    """Results keyed by sha256 of (engine, deck, layout, marker limit): an LRU in memory, optionally on disk."""
+    """Results keyed by sha256 of (engine, deck, layout, marker limit): an LRU in memory, optionally on disk.
 
-    def __init__(self, size: int = 4096, directory: str | os.PathLike | None = None):
+    The memory part holds at most ``size`` results and ``max_bytes`` of them (as JSON).
+    """
+
+    UNCACHED = (DrcStatus.TIMEOUT, DrcStatus.CRASHED, DrcStatus.UNAVAILABLE)  # the machine's load and luck
+
+    def __init__(self, size: int = 4096, directory: str | os.PathLike | None = None, max_bytes: int = 256 << 20):
         self.size = size
+        self.max_bytes = max_bytes
         self.directory = Path(directory) if directory else None
-        self._memory: OrderedDict[str, DrcResult] = OrderedDict()
+        self._memory: OrderedDict[str, tuple[DrcResult, int]] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
         if self.directory:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -170,28 +224,32 @@ class DrcCache:
         with self._lock:
             if key in self._memory:
                 self._memory.move_to_end(key)
-                return self._memory[key]
+                return self._memory[key][0]
         if self.directory and (path := self.directory / f"{key}.json").exists():
-            result = DrcResult.from_json(json.loads(path.read_text()))
-            self._remember(key, result)
+            text = path.read_text()
+            result = DrcResult.from_json(json.loads(text))
+            self._remember(key, result, len(text))
             return result
         return None
 
     def put(self, key: str, result: DrcResult) -> None:
-        if result.status in (DrcStatus.TIMEOUT, DrcStatus.CRASHED):
-            return  # these depend on the machine's load and luck, not only on the deck
-        self._remember(key, result)
+        if result.status in self.UNCACHED:
+            return
+        text = json.dumps(result.to_json())
+        self._remember(key, result, len(text))
         if self.directory:
             tmp = self.directory / f".{key}.{os.getpid()}.{threading.get_ident()}"
-            tmp.write_text(json.dumps(result.to_json()))
+            tmp.write_text(text)
             tmp.replace(self.directory / f"{key}.json")
 
-    def _remember(self, key: str, result: DrcResult) -> None:
+    def _remember(self, key: str, result: DrcResult, size: int) -> None:
         with self._lock:
-            self._memory[key] = result
-            self._memory.move_to_end(key)
-            while len(self._memory) > self.size:
-                self._memory.popitem(last=False)
+            if key in self._memory:
+                self._bytes -= self._memory.pop(key)[1]
+            self._memory[key] = (result, size)
+            self._bytes += size
+            while self._memory and (len(self._memory) > self.size or self._bytes > self.max_bytes):
+                self._bytes -= self._memory.popitem(last=False)[1][1]
 
 
 # A process started with --die-with-parent dies with the *thread* that started it, so every worker is
@@ -216,16 +274,92 @@ def _forget_spawner_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_spawner_after_fork)
 
 
+class _WorkerLost(Exception):
+    """The worker process ended or stopped answering its control pipe: the infrastructure's failure."""
+
+
+class _Stuck(Exception):
+    """A deck ran past the deadline that the worker itself should have enforced."""
+
+
+class _Lines:
+    """Lines from a pipe, read in linear time, with a limit on the length of one line."""
+
+    def __init__(self, fd: int, limit: int):
+        self.fd, self.limit = fd, limit
+        self.buffer = bytearray()
+        self.scanned = 0
+
+    def next(self) -> bytes | None:
+        """The next complete line, if one has arrived."""
+        end = self.buffer.find(b"\n", self.scanned)
+        if end < 0:
+            self.scanned = len(self.buffer)
+            return None
+        line = bytes(self.buffer[:end])
+        del self.buffer[: end + 1]
+        self.scanned = 0
+        return line
+
+    @property
+    def overflowing(self) -> bool:
+        return len(self.buffer) > self.limit
+
+    def read(self) -> bool:
+        """Reads what is there (at least one byte, blocking); False at end of file."""
+        chunk = os.read(self.fd, 1 << 20)
+        self.buffer += chunk
+        return bool(chunk)
+
+    def drain(self) -> None:
+        """Discards everything buffered or waiting in the pipe."""
+        while select.select([self.fd], [], [], 0)[0] and os.read(self.fd, 1 << 20):
+            pass
+        self.buffer.clear()
+        self.scanned = 0
+
+
+@dataclass(frozen=True)
+class LayoutSummary:
+    """A layout read in the sandbox: every polygon's hull per (layer, datatype), flattened, in dbu."""
+
+    error: str = ""
+    dbu: float = 0.001
+    layers: Mapping[tuple[int, int], tuple[tuple[int, ...], ...]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    @classmethod
+    def from_json(cls, data: Any, max_shapes: int) -> LayoutSummary:
+        if data.get("status") != "ok":
+            return cls(error=str(data.get("error", "gds: unreadable"))[:MAX_ERROR])
+        layers, count = {}, 0
+        for key, polygons in data["layers"].items():
+            layer, datatype = (int(part) for part in key.split("/"))
+            layers[layer, datatype] = tuple(_coords(p) for p in polygons)
+            count += len(polygons)
+        if count > max_shapes or not _is_number(data["dbu"]) or not data["dbu"] > 0:
+            raise ValueError("summary: over the shape limit, or no database unit")
+        return cls("", float(data["dbu"]), layers)
+
+
 class KlayoutWorker:
     """One sandboxed, long-lived KLayout process that forks a child per deck.
 
-    Its layouts are hard-linked (or copied) into a private folder that the sandbox sees as ``/job``,
-    for the length of one job only.
+    The worker is pid 1 of its sandbox, where no deck can signal it. A job's deck and its current layout are
+    hard-linked (or copied) into a private folder that the sandbox sees as ``/job``, one layout at a time.
+    The deck's process writes its results to a pipe of their own, read here; the worker enforces the time
+    limit per layout, and this side enforces it again (plus ``GRACE`` seconds) in case the worker cannot.
     """
 
     START_TIMEOUT = 120.0
+    GRACE = 10.0  # seconds past a layout's time limit before this side kills the whole sandbox
+    CONTROL_TIMEOUT = 60.0  # seconds the worker may take to answer a control message (cleaning /tmp, ...)
+    MAX_RESULT_BYTES = 32 << 20  # of one layout's result
 
-    def __init__(self, memory_bytes: int = 1536 << 20):
+    def __init__(self, memory_bytes: int = 1536 << 20, total_memory_bytes: int = 3 << 30):
         self.root = Path(tempfile.mkdtemp(prefix="chipgym-klayout-"))
         self.job_dir = self.root / "job"
         self.job_dir.mkdir(mode=0o755)
@@ -236,11 +370,13 @@ class KlayoutWorker:
         self.sandbox = Sandbox(
             mounts=[Mount(self.job_dir, "/job"), Mount(driver, "/driver/klayout_worker.rb")],
             memory_bytes=memory_bytes,
+            total_memory_bytes=total_memory_bytes,
+            pid1=True,
         )
         self.process: subprocess.Popen | None = None
-        self._buffer = b""
+        self._control: _Lines | None = None
+        self._results: _Lines | None = None
         self._ready = False
-        self._jobs = 0
 
     @property
     def pid(self) -> int | None:
@@ -250,23 +386,29 @@ class KlayoutWorker:
         """Starts the KLayout process (about 2 s); returns before it is ready."""
         if shutil.which("klayout") is None:
             raise ToolMissingError("klayout", INSTALL_HINT)
-        argv = self.sandbox.command(["klayout", "-b", "-r", "/driver/klayout_worker.rb"])
+        results_read, results_write = os.pipe()
+        argv = self.sandbox.command(
+            ["klayout", "-b", "-r", "/driver/klayout_worker.rb", "-rd", f"results_fd={results_write}"]
+        )
         stderr = open(self.root / "stderr.log", "wb")
-        self.process = _spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True)
-        stderr.close()
-        self._buffer = b""
+        try:
+            self.process = _spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                  start_new_session=True, pass_fds=(results_write,))
+        finally:
+            stderr.close()
+            os.close(results_write)
+        self._control = _Lines(self.process.stdout.fileno(), 1 << 16)
+        self._results = _Lines(results_read, self.MAX_RESULT_BYTES)
         self._ready = False
 
     def _await_ready(self) -> None:
-        line = self._read_line(time.monotonic() + self.START_TIMEOUT)
         try:
-            hello = json.loads(line or b"{}")
-        except json.JSONDecodeError:
+            hello = self._reply(self.START_TIMEOUT)
+        except _WorkerLost:
             hello = {}
         if not hello.get("ready"):
             raise EngineError(
-                "a KLayout DRC worker did not start. Check `chipgym doctor`; KLayout said: "
-                + self._stderr_tail()
+                "a KLayout DRC worker did not start. Check `chipgym doctor`; KLayout said: " + self._stderr_tail()
             )
         self._ready = True
 
@@ -274,59 +416,116 @@ class KlayoutWorker:
         path = self.root / "stderr.log"
         return path.read_bytes()[-2000:].decode(errors="replace").strip() if path.exists() else ""
 
-    def _read_line(self, deadline: float) -> bytes | None:
-        """The next line from the worker, or None when it ended or the deadline passed."""
-        out = self.process.stdout.fileno()
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([out], [], [], left)[0]:
-                return None
-            chunk = os.read(out, 1 << 20)
-            if not chunk:
-                return None
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
+    def _send(self, message: dict) -> None:
+        try:
+            self.process.stdin.write(json.dumps(message).encode() + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            raise _WorkerLost from None
 
-    def run(self, deck: str, layouts: Sequence[Layout], timeout: float, max_markers: int) -> list[DrcResult]:
-        """Runs the deck on each layout; a worker that dies is restarted and the job tried once more."""
-        for attempt in range(2):
-            replies = self._run_once(deck, layouts, timeout, max_markers)
-            if replies is not None:
-                return [DrcResult.from_json(r) for r in replies]
-            self.stop()
-        return [DrcResult(DrcStatus.CRASHED, "the deck killed its KLayout worker twice")] * len(layouts)
+    def _reply(self, timeout: float) -> dict:
+        """The worker's next control message."""
+        deadline = time.monotonic() + timeout
+        while (line := self._control.next()) is None:
+            if self._control.overflowing or not self._wait([self._control], deadline) or not self._control.read():
+                raise _WorkerLost
+        return json.loads(line)
 
-    def _run_once(self, deck, layouts, timeout, max_markers) -> list[dict] | None:
+    @staticmethod
+    def _wait(streams: list[_Lines], deadline: float) -> list[_Lines]:
+        """The streams with data to read, waiting until the deadline at most."""
+        ready = select.select([s.fd for s in streams], [], [], max(0.0, deadline - time.monotonic()))[0]
+        return [s for s in streams if s.fd in ready]
+
+    def run(self, deck: str, layouts: Sequence[Layout], timeout: float, max_markers: int, kind: str = "deck") -> list[dict | DrcResult]:
+        """Runs the deck (or, with ``kind="summary"``, the layout reader) on each layout in turn.
+
+        A worker that is lost is restarted and the job tried once more; then its layouts are UNAVAILABLE.
+        """
+        for _attempt in range(2):
+            try:
+                return self._run_job(deck, layouts, timeout, max_markers, kind)
+            except _WorkerLost:
+                self.stop()
+        lost = DrcResult(DrcStatus.UNAVAILABLE, "the KLayout worker died twice; see `chipgym doctor`")
+        return [lost] * len(layouts)
+
+    def _run_job(self, deck, layouts, timeout, max_markers, kind) -> list[dict | DrcResult]:
         if self.process is None:
             self.start()
         if not self._ready:
             self._await_ready()
-        names = self._stage(layouts)
-        self._jobs += 1
-        job = {"id": self._jobs, "deck": deck, "layouts": names, "timeout": timeout, "max_markers": max_markers}
+        self._clear_stage()
+        _place(deck.encode(), self.job_dir / "deck.drc")
+        self._results.drain()
+        self._send({"op": "job", "kind": kind, "deck": "/job/deck.drc", "timeout": timeout, "max_markers": max_markers})
+        results: list[dict | DrcResult] = []
         try:
-            self.process.stdin.write(json.dumps(job).encode() + b"\n")
-            self.process.stdin.flush()
-        except BrokenPipeError:
-            return None
-        # The worker enforces the per-layout timeout itself; this is the backstop for a stuck worker.
-        line = self._read_line(time.monotonic() + timeout * len(layouts) + 30.0)
-        self._clear_stage()
-        if line is None:
-            return None
-        reply = json.loads(line)
-        return reply["results"] if reply.get("id") == self._jobs else None
+            for index, layout in enumerate(layouts):
+                try:
+                    results.append(self._run_layout(layout, timeout))
+                except _Stuck:
+                    self.stop()
+                    results.append(DrcResult(DrcStatus.TIMEOUT, f"the deck ran longer than {timeout} s on one layout and was killed"))
+                    skipped = DrcResult(DrcStatus.TIMEOUT, "not run: the deck had to be killed on an earlier layout")
+                    return results + [skipped] * (len(layouts) - index - 1)
+            self._send({"op": "end"})
+            if not self._reply(self.CONTROL_TIMEOUT).get("clean"):
+                self.stop()  # the next job starts in a fresh sandbox
+            return results
+        finally:
+            self._clear_stage()
 
-    def _stage(self, layouts: Sequence[Layout]) -> list[str]:
-        self._clear_stage()
-        names = []
-        for i, layout in enumerate(layouts):
-            suffix = "" if isinstance(layout, bytes) else "".join(Path(layout).suffixes[-2:])
-            target = self.job_dir / f"{i}{suffix or '.gds'}"
-            _place(layout, target)
-            names.append(f"/job/{target.name}")
-        return names
+    def _run_layout(self, layout: Layout, timeout: float) -> dict | DrcResult:
+        """The raw result (a dict, unchecked) of the current job's deck on one layout, or the pool's verdict."""
+        for path in self.job_dir.iterdir():
+            if path.name != "deck.drc":
+                path.unlink()
+        suffix = "" if isinstance(layout, bytes) else "".join(Path(layout).suffixes[-2:])
+        target = self.job_dir / f"layout{suffix or '.gds'}"
+        _place(layout, target)
+        nonce = secrets.token_hex(8)
+        self._send({"op": "layout", "path": f"/job/{target.name}", "nonce": nonce})
+        deadline = time.monotonic() + timeout + self.GRACE
+        while True:
+            if (line := self._results.next()) is not None:
+                return self._result(line, nonce)
+            if self._results.overflowing:
+                self._kill_child()
+                return DrcResult(DrcStatus.CRASHED, f"the deck's process wrote a result over {self.MAX_RESULT_BYTES} bytes")
+            if (line := self._control.next()) is not None:
+                message = json.loads(line)
+                if message.get("timeout") == nonce:
+                    self._results.drain()
+                    return DrcResult(DrcStatus.TIMEOUT, f"the deck ran longer than {timeout} s on one layout and was killed")
+                if message.get("ended") == nonce:
+                    if self._wait([self._results], time.monotonic()) and self._results.read() and (line := self._results.next()):
+                        return self._result(line, nonce)
+                    self._results.drain()
+                    return DrcResult(DrcStatus.CRASHED, f"the deck's process {message.get('how', 'ended')}")
+                continue
+            ready = self._wait([self._results, self._control], deadline)
+            if not ready:
+                raise _Stuck
+            for stream in ready:
+                if not stream.read():
+                    raise _WorkerLost
+
+    def _result(self, line: bytes, nonce: str) -> dict | DrcResult:
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict) or data.pop("nonce", None) != nonce:
+                raise ValueError("not this layout's result")
+            return data
+        except (ValueError, RecursionError):
+            self._kill_child()
+            return DrcResult(DrcStatus.CRASHED, "the deck's process wrote an unreadable result")
+
+    def _kill_child(self) -> None:
+        """Ends the deck's process (the worker forks a fresh one for the next layout) and drops its output."""
+        self._send({"op": "kill"})
+        self._reply(self.CONTROL_TIMEOUT)
+        self._results.drain()
 
     def _clear_stage(self) -> None:
         for path in self.job_dir.iterdir():
@@ -343,11 +542,13 @@ class KlayoutWorker:
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             stream.close()
-        self.process = None
+        os.close(self._results.fd)
+        self.process = self._control = self._results = None
         self.sandbox.wait_for_exit()
 
     def close(self) -> None:
         self.stop()
+        self.sandbox.release()
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -373,7 +574,8 @@ class DrcPool:
     """A pool of sandboxed KLayout workers that runs decks on layouts.
 
     ``timeout`` is the wall-clock limit for one deck on one layout; ``memory_bytes`` caps each
-    process's address space. Results come back in input order.
+    process's address space and ``total_memory_bytes`` the memory of one worker's whole sandbox (where the
+    machine allows control groups: :func:`chipgym.engines.cgroup.available`). Results come back in input order.
     """
 
     def __init__(
@@ -383,12 +585,13 @@ class DrcPool:
         memory_bytes: int = 1536 << 20,
         max_markers: int = 10_000,
         cache: DrcCache | None = None,
+        total_memory_bytes: int = 3 << 30,
     ):
         klayout_version()  # fail early, with an install hint, when KLayout is missing
         self.timeout = timeout
         self.max_markers = max_markers
         self.cache = cache if cache is not None else DrcCache()
-        self.workers = [KlayoutWorker(memory_bytes) for _ in range(workers)]
+        self.workers = [KlayoutWorker(memory_bytes, total_memory_bytes) for _ in range(workers)]
         self._idle: queue.Queue[KlayoutWorker] = queue.Queue()
         for worker in self.workers:
             worker.start()
@@ -428,12 +631,24 @@ class DrcPool:
                 self.cache.put(keys[i], result)
         return results  # type: ignore[return-value]
 
-    def _run_on_idle_worker(self, deck: str, layouts: Sequence[Layout]) -> list[DrcResult]:
+    def summarise(self, layouts: Sequence[Layout], max_shapes: int) -> list[LayoutSummary]:
+        """Reads each layout in the sandbox: its polygons, flattened, or why it cannot be read or is over
+        ``max_shapes`` (a garbage, truncated or recursive file, or an array of a billion instances, fails
+        there and not in this process)."""
+        if self._closed:
+            raise EngineError("this DrcPool is closed")
+        raw = self._executor.submit(self._run_on_idle_worker, "", layouts, "summary", max_shapes).result()
+        return [_checked(r, lambda data: LayoutSummary.from_json(data, max_shapes), LayoutSummary) for r in raw]
+
+    def _run_on_idle_worker(self, deck: str, layouts: Sequence[Layout], kind: str = "deck", limit: int | None = None) -> list:
         worker = self._idle.get()
         try:
-            return worker.run(deck, layouts, self.timeout, self.max_markers)
+            raw = worker.run(deck, layouts, self.timeout, limit or self.max_markers, kind)
         finally:
             self._idle.put(worker)
+        if kind != "deck":
+            return raw
+        return [_checked(r, lambda data: DrcResult.from_json(data, self.max_markers), DrcResult) for r in raw]
 
     def close(self) -> None:
         """Stops every worker and removes their folders. Safe to call twice."""
@@ -456,6 +671,17 @@ class DrcPool:
     def __del__(self):
         if not getattr(self, "_closed", True):
             self.close()
+
+
+def _checked(raw: dict | DrcResult, parse, kind: type):
+    """A worker's raw reply checked against its schema; a reply that is not one is the deck's crash."""
+    if isinstance(raw, DrcResult):
+        return raw if kind is DrcResult else kind(error=f"gds: {raw.status.value}: {raw.error}")
+    try:
+        return parse(raw)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        message = "the deck's process wrote an unreadable result"
+        return DrcResult(DrcStatus.CRASHED, message) if kind is DrcResult else kind(error=f"gds: {message}")
 
 
 def _progress(items: Iterator, total: int, show: bool) -> Iterator:

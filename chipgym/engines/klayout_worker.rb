@@ -1,28 +1,44 @@
-# chipgym's KLayout DRC worker. It runs inside the sandbox as `klayout -b -r klayout_worker.rb`.
+# chipgym's KLayout DRC worker. It runs inside the sandbox as pid 1 of its own pid namespace:
+#   klayout -b -r klayout_worker.rb -rd results_fd=N
 #
-# Protocol: one JSON job per line on stdin
-#   {"id": N, "deck": TEXT, "layouts": [PATH, ...], "timeout": SECONDS, "max_markers": M}
-# and one JSON reply per line on the original stdout
-#   {"id": N, "results": [{"status": ..., "error": ..., "categories": {NAME: {"count": C, "markers": [...]}}}, ...]}
+# Control, one JSON line each way (stdin from chipgym, replies on the original stdout):
+#   {"op": "job", "kind": "deck"|"summary", "deck": PATH, "timeout": S, "max_markers": M}
+#   {"op": "layout", "path": PATH, "nonce": HEX}   -> nothing, or {"timeout": HEX} / {"ended": HEX, "how": TEXT}
+#   {"op": "kill"}                                  -> {"killed": true}
+#   {"op": "end"}                                   -> {"end": true, "clean": BOOL}
+# Results go from the deck's own process straight to chipgym on fd N, one JSON line per layout:
+#   {"nonce": HEX, "status": ..., "error": ..., "categories": {NAME: {"count": C, "markers": [...]}}, "seconds": S}
 #
-# This process never evaluates deck code. Every deck runs in a fresh fork of it, so a deck that
-# monkeypatches the DRC engine, leaves a thread or forges output cannot touch a later deck. After each
-# job every other process in the sandbox's pid namespace is killed.
+# This process never reads a deck, a layout or a result: each deck runs in a fresh fork of it, so what one
+# deck saw or computed is never in the memory the next deck is forked from. As pid 1 with every signal
+# ignored it cannot be killed or stopped from inside the sandbox, so it enforces the per-layout time limit.
 require 'json'
 require 'fiddle'
+require 'fileutils'
 
 module ChipgymWorker
   REPORT = "/tmp/report.lyrdb"
   LOG = "/tmp/deck.log"
-  MAX_REPLY_BYTES = 64 << 20
+  LIBC = Fiddle.dlopen(nil)
+  SIG_IGN = 1
+  KEEP_SIGNALS = [9, 17, 19, 26]  # KILL, CHLD, STOP (cannot be changed) and VTALRM (Ruby's thread timer)
 
   module_function
 
+  def libc(name, args, ret = Fiddle::TYPE_INT)
+    Fiddle::Function.new(LIBC[name], args, ret)
+  end
+
   # A non-dumpable process cannot be ptraced or have its /proc files opened by its same-uid children.
   def make_undumpable
-    libc = Fiddle.dlopen(nil)
-    prctl = Fiddle::Function.new(libc["prctl"], [Fiddle::TYPE_INT] + [Fiddle::TYPE_LONG] * 4, Fiddle::TYPE_INT)
-    prctl.call(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    libc("prctl", [Fiddle::TYPE_INT] + [Fiddle::TYPE_LONG] * 4).call(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+  end
+
+  # Pid 1 of a namespace receives, from inside it, only signals it has a handler for: with none, no deck
+  # can kill or stop it (KLayout's own crash handlers for SEGV, ABRT, ... included).
+  def ignore_signals
+    signal = libc("signal", [Fiddle::TYPE_INT, Fiddle::TYPE_VOIDP], Fiddle::TYPE_VOIDP)
+    (1..31).each { |number| signal.call(number, SIG_IGN) unless KEEP_SIGNALS.include?(number) }
   end
 
   def now
@@ -107,129 +123,169 @@ module ChipgymWorker
     failure("runtime", "reading the report failed: #{error_text(e)}")
   end
 
-  # Kills every process in the sandbox but this one and the namespace's init, until none is left.
+  # Every polygon of a layout, flattened, per "layer/datatype", in database units; at most max_shapes of
+  # them (an array of 32767 x 32767 instances stops there rather than being expanded).
+  def summarise(path, max_shapes)
+    layout = RBA::Layout.new
+    layout.read(path)
+    tops = layout.top_cells
+    return failure("runtime", "gds: #{tops.size} top cells; a test layout has one") if tops.size != 1
+    layers = {}
+    count = 0
+    layout.layer_indexes.each do |index|
+      info = layout.get_info(index)
+      polygons = layers["#{info.layer}/#{info.datatype}"] = []
+      iterator = tops[0].begin_shapes_rec(index)
+      until iterator.at_end?
+        shape = iterator.shape
+        if shape.is_box? || shape.is_polygon? || shape.is_path? || shape.is_simple_polygon?
+          count += 1
+          return failure("runtime", "gds: more than #{max_shapes} shapes once flattened") if count > max_shapes
+          polygon = shape.polygon.transformed(iterator.trans)
+          points = []
+          polygon.each_point_hull { |p| points << p.x << p.y }
+          polygons << points
+        end
+        iterator.next
+      end
+    end
+    { "status" => "ok", "error" => "", "dbu" => layout.dbu, "layers" => layers }
+  rescue Exception => e
+    failure("runtime", "gds: KLayout cannot read it (#{e.class}: #{e.message[0, 300]})")
+  end
+
+  # Kills every process in the sandbox but this one; true when none is left.
   def kill_others
-    100.times do
-      others = Dir.children("/proc").grep(/\A\d+\z/).map(&:to_i) - [1, Process.pid]
-      return if others.empty?
+    1000.times do
+      others = Dir.children("/proc").grep(/\A\d+\z/).map(&:to_i) - [Process.pid]
+      return true if others.empty?
       Process.kill(:KILL, -1) rescue nil
       loop { Process.wait(-1, Process::WNOHANG) or break } rescue nil
       sleep 0.001
     end
+    false
   end
 
-  # The child's exit status, when it ends within a second of closing its result pipe.
-  def exit_status(pid)
-    100.times do
-      _, status = Process.wait2(pid, Process::WNOHANG)
-      return status if status
-      sleep 0.01
+  # Kills the child and everything it started, and closes its pipes.
+  def discard(child)
+    alone = kill_others
+    [child.job, child.done].each { |io| io.close rescue nil } if child
+    alone
+  end
+
+  # Empties /tmp (a deck may have filled it, locked its folders or changed its mode); true when it is as new.
+  def wipe_tmp(mode)
+    File.chmod(mode, "/tmp")
+    Dir.children("/tmp").each do |name|
+      path = "/tmp/#{name}"
+      FileUtils.chmod_R("u+rwx", path, force: true) if File.directory?(path) && !File.symlink?(path)
+      FileUtils.rm_rf(path)
     end
-    nil
+    Dir.children("/tmp").empty? && (File.stat("/tmp").mode & 0o7777) == mode
   rescue SystemCallError
-    nil
+    false
   end
 
-  def log_tail
-    File.exist?(LOG) ? File.binread(LOG, 2000, [File.size(LOG) - 2000, 0].max).to_s.scrub.strip : ""
+  # How the child ended, once it has (it closed its done pipe: it is exiting, or it closed the pipe itself).
+  def how_it_ended(pid)
+    status = nil
+    100.times { _, status = Process.wait2(pid, Process::WNOHANG); break if status; sleep 0.01 }
+    return "ended" unless status
+    status.signaled? ? "was killed by signal #{status.termsig}" : "exited with status #{status.exitstatus}"
+  rescue SystemCallError
+    "ended"
   end
 
-  Child = Struct.new(:pid, :job, :results)
+  Child = Struct.new(:pid, :job, :done, :started)
 
-  # Forks a child that waits for one job on its own pipe. Forking takes tens of milliseconds, so the
-  # worker keeps one such child ready while it is idle. The child starts from this process's state
-  # between jobs, and never sees another deck: every process but this one is killed after each job.
-  def fork_child(proto)
+  # A fresh fork that runs one job: its header, then one layout per line on its own pipe. It writes each
+  # result to chipgym on `results` and one byte to this process on its `done` pipe.
+  def fork_child(proto, results)
     job_reader, job_writer = IO.pipe
-    result_reader, result_writer = IO.pipe
+    done_reader, done_writer = IO.pipe
     pid = fork do
-      [job_writer, result_reader, proto].each(&:close)
+      [job_writer, done_reader, proto].each(&:close)
       STDIN.reopen(File::NULL)
       STDOUT.reopen(LOG, "w")
       STDERR.reopen(STDOUT)
+      File.write("/proc/self/oom_score_adj", "1000") rescue nil  # the sandbox's OOM killer takes the deck first
       # KLayout's _finish forces two full garbage collections; this process is discarded after the deck.
       GC.singleton_class.send(:define_method, :start) { |*_args, **_kw| nil }
-      job = JSON.parse(job_reader.read)
-      job_reader.close
-      job["layouts"].each do |layout|
+      header = JSON.parse(job_reader.gets)
+      deck = header["kind"] == "deck" ? File.read(header["deck"]) : nil
+      while (line = job_reader.gets)
+        layout = JSON.parse(line)
         start = now
-        result = run_deck(job["deck"], layout, job["max_markers"])
-        result_writer.puts(JSON.generate(result.merge("seconds" => now - start)))
+        result = deck ? run_deck(deck, layout["path"], header["max_markers"]) : summarise(layout["path"], header["max_markers"])
+        results.write(JSON.generate(result.merge("nonce" => layout["nonce"], "seconds" => now - start)) + "\n")
+        done_writer.write(".")
       end
-      result_writer.flush
       exit!(0)
     end
-    [job_reader, result_writer].each(&:close)
-    Child.new(pid, job_writer, result_reader)
-  end
-
-  # Runs the deck in the child on the layouts in turn; returns the results the child gave before it
-  # ended, timed out or died (at least one: the failure of the layout it was on).
-  def run_in_child(child, deck, layouts, timeout, max_markers)
-    begin
-      child.job.write(JSON.generate({ "deck" => deck, "layouts" => layouts, "max_markers" => max_markers }))
-    rescue SystemCallError
-      nil  # the child is gone; reading its results below says so
-    end
-    child.job.close
-    reader = child.results
-    results = []
-    buffer = +""
-    deadline = now + timeout
-    while results.size < layouts.size
-      left = deadline - now
-      if left <= 0
-        results << failure("timeout", "the deck ran longer than #{timeout} s on one layout and was killed")
-        break
-      end
-      next unless IO.select([reader], nil, nil, left)
-      chunk = reader.read_nonblock(1 << 20, exception: false)
-      next if chunk == :wait_readable
-      if chunk.nil?
-        status = exit_status(child.pid)
-        kill_others
-        how = status ? (status.signaled? ? "was killed by signal #{status.termsig}" : "exited with status #{status.exitstatus}") : "ended"
-        results << failure("crashed", "the deck's process #{how}. Output: #{log_tail}")
-        break
-      end
-      buffer << chunk
-      if buffer.bytesize > MAX_REPLY_BYTES
-        results << failure("crashed", "the deck's process wrote more than #{MAX_REPLY_BYTES} bytes of results")
-        break
-      end
-      while (line = buffer.slice!(/\A[^\n]*\n/))
-        results << (JSON.parse(line) rescue failure("crashed", "the deck's process wrote an unreadable result"))
-        deadline = now + timeout
-      end
-    end
-    reader.close
-    results
-  end
-
-  def run_job(job, proto, ready_child)
-    layouts = job["layouts"]
-    results = []
-    child = ready_child
-    while results.size < layouts.size
-      child ||= (kill_others; fork_child(proto))
-      results.concat(run_in_child(child, job["deck"], layouts[results.size..], job["timeout"], job["max_markers"]))
-      child = nil
-    end
-    results.first(layouts.size)
+    [job_reader, done_writer].each(&:close)
+    Child.new(pid, job_writer, done_reader, false)
   end
 
   def serve
     proto = STDOUT.dup
     proto.sync = true
     STDOUT.reopen(File::NULL)
+    results = IO.for_fd(Integer($results_fd), "w", autoclose: false)
+    results.sync = true
     make_undumpable
+    ignore_signals
+    tmp_mode = File.stat("/tmp").mode & 0o7777
     proto.puts(JSON.generate({ "ready" => true, "klayout" => RBA::Application.instance.version }))
+    child = fork_child(proto, results)
+    header = nil
+    current = nil  # the nonce of the layout the child is on
+    deadline = nil
     loop do
-      ready_child = fork_child(proto)
+      readers = child ? [STDIN, child.done] : [STDIN]
+      ready = IO.select(readers, nil, nil, deadline && [deadline - now, 0].max)
+      if ready.nil?
+        discard(child)
+        proto.puts(JSON.generate({ "timeout" => current }))
+        child = current = deadline = nil
+        next
+      end
+      if child && ready[0].include?(child.done)
+        if child.done.read_nonblock(4096, exception: false).nil?
+          how = how_it_ended(child.pid)
+          discard(child)
+          proto.puts(JSON.generate({ "ended" => current, "how" => how })) if current
+          child = current = deadline = nil
+        else
+          current = deadline = nil
+        end
+        next
+      end
       line = STDIN.gets or break
-      job = JSON.parse(line)
-      proto.puts(JSON.generate({ "id" => job["id"], "results" => run_job(job, proto, ready_child) }))
-      kill_others  # after the reply: a process's exit takes milliseconds that the caller need not wait for
+      message = JSON.parse(line)
+      case message["op"]
+      when "job"
+        header = message
+      when "layout"
+        child ||= fork_child(proto, results)
+        begin
+          child.job.puts(JSON.generate(header)) unless child.started
+          child.job.puts(JSON.generate({ "path" => message["path"], "nonce" => message["nonce"] }))
+        rescue SystemCallError
+          nil  # the child is gone: its done pipe says so
+        end
+        child.started = true
+        current = message["nonce"]
+        deadline = now + header["timeout"]
+      when "kill"
+        discard(child)
+        child = current = deadline = nil
+        proto.puts(JSON.generate({ "killed" => true }))
+      when "end"
+        alone = discard(child)
+        child = current = deadline = header = nil
+        proto.puts(JSON.generate({ "end" => true, "clean" => alone && wipe_tmp(tmp_mode) }))
+        child = fork_child(proto, results)
+      end
     end
   end
 end

@@ -111,9 +111,12 @@ def test_exit_is_a_crash(hostile_pool, layouts):
     assert "status 3" in result.error
 
 
-def test_killing_the_worker_is_a_crash(hostile_pool, layouts):
-    result = run_hostile(hostile_pool, layouts, "Process.kill(:KILL, Process.ppid)\nsleep 1")
-    assert result.status is DrcStatus.CRASHED
+def test_the_worker_cannot_be_killed_or_stopped_from_inside(hostile_pool, layouts):
+    worker = hostile_pool.workers[0]
+    body = "%i[KILL STOP SEGV TERM ABRT HUP INT BUS].each { |s| Process.kill(s, Process.ppid) rescue nil }\nsleep 0.5\n"
+    result = run_hostile(hostile_pool, layouts, body + 'input(1, 0).width(0.14).output("w", "width")')
+    assert result.status is DrcStatus.OK and result.counts == {"w": 1}
+    assert worker.process.poll() is None  # the same worker answered the benign deck after it
 
 
 def test_fork_bomb_times_out_and_leaves_nothing(hostile_pool, layouts):
