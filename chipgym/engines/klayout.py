@@ -376,7 +376,7 @@ class KlayoutWorker:
         self.process: subprocess.Popen | None = None
         self._control: _Lines | None = None
         self._results: _Lines | None = None
-        self._ready = False
+        self._ready = self._has_started = False
 
     @property
     def pid(self) -> int | None:
@@ -410,7 +410,7 @@ class KlayoutWorker:
             raise EngineError(
                 "a KLayout DRC worker did not start. Check `chipgym doctor`; KLayout said: " + self._stderr_tail()
             )
-        self._ready = True
+        self._ready = self._has_started = True
 
     def _stderr_tail(self) -> str:
         path = self.root / "stderr.log"
@@ -441,11 +441,16 @@ class KlayoutWorker:
         """Runs the deck (or, with ``kind="summary"``, the layout reader) on each layout in turn.
 
         A worker that is lost is restarted and the job tried once more; then its layouts are UNAVAILABLE.
+        Only a worker that never started raises (EngineError, with what KLayout said).
         """
         for _attempt in range(2):
             try:
                 return self._run_job(deck, layouts, timeout, max_markers, kind)
             except _WorkerLost:
+                self.stop()
+            except EngineError:
+                if not self._has_started:
+                    raise
                 self.stop()
         lost = DrcResult(DrcStatus.UNAVAILABLE, "the KLayout worker died twice; see `chipgym doctor`")
         return [lost] * len(layouts)
