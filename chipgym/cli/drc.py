@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult
+from chipgym.errors import EngineError
 
 PROGRESS_FROM = 20  # show a progress bar from this many (deck, layout) runs on
 
@@ -34,7 +35,7 @@ def run_decks(args) -> int:
 
 
 def grade_deck(args) -> int:
-    from chipgym.scoring.drc import grade
+    from chipgym.scoring.drc import gold_results, grade
     from chipgym.tasks.drc.rule2drc import load_rule2drc
 
     tasks = load_rule2drc(args.problem)
@@ -43,8 +44,14 @@ def grade_deck(args) -> int:
     deck = Path(args.deck)
     if not deck.is_file():
         raise FileNotFoundError(f"no such file: {deck}")
+    gold = None
+    if args.mode == "markers":  # on a pool of its own, which never runs the graded deck
+        with DrcPool(workers=1, timeout=args.timeout) as gold_pool:
+            gold = gold_results(tasks[0], tasks[0].hidden_testcases, gold_pool)
     with DrcPool(workers=args.workers, timeout=args.timeout) as pool:
-        result = grade(tasks[0], deck.read_text(), pool, mode=args.mode)
+        result = grade(tasks[0], deck.read_text(), pool, gold)
+    if result.unavailable:
+        raise EngineError(f"grading is unavailable: {result.unavailable}")
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2)
         print()
@@ -52,7 +59,7 @@ def grade_deck(args) -> int:
     print(f"{tasks[0].id}: {'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, "
           f"{result.layouts_matched:.0%} of {len(tasks[0].hidden_testcases)} layouts matched")
     if result.error:
-        print(f"error: {result.error}: {result.error_message}  {result.error_counts}")
+        print(f"error class: {result.error}  {result.error_counts} (`chipgym drc run` shows the deck's messages)")
     for m in result.mismatches:
         print(f"  {m.layout}  {m.category}: expected {m.expected}, got {m.got}")
     return 0

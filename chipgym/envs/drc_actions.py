@@ -8,7 +8,7 @@
 >>> act.parse('{"op": "fly"}')
 Traceback (most recent call last):
 ...
-chipgym.envs.drc_actions.ActionError: op: unknown operation 'fly'; expected one of write, patch, add_test, run, submit
+chipgym.envs.json_action.ActionError: op: unknown operation 'fly'; expected one of write, patch, add_test, run, submit
 """
 
 from __future__ import annotations
@@ -19,15 +19,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from chipgym.envs.json_action import ActionError, decode, text_field
 from chipgym.tasks.drc.layout_text import shapes_to_gds
 
 OPS = ("write", "patch", "add_test", "run", "submit")
 MAX_SCRIPT = 100_000  # characters
 MAX_GDS = 1 << 20  # bytes
-
-
-class ActionError(ValueError):
-    """A malformed action; the message names the field at fault."""
+MAX_ACTION = 4 * MAX_SCRIPT  # characters of one action (a base64 GDS of MAX_GDS bytes fits)
 
 
 @dataclass(frozen=True)
@@ -85,34 +83,27 @@ def submit() -> str:
 
 def parse(text: str, categories: Sequence[str] | None = None) -> Action:
     """The action in ``text``, checked; raises ActionError naming the field at fault."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as error:
-        raise ActionError(f"action: not valid JSON ({error})") from None
-    if not isinstance(data, dict):
-        raise ActionError('action: expected a JSON object like {"op": "run"}')
+    data = decode(text, MAX_ACTION)
     op = data.get("op")
     if op not in OPS:
         raise ActionError(f"op: unknown operation {op!r}; expected one of {', '.join(OPS)}")
     if op == "write":
-        return Action(op, script=_text(data, "script", MAX_SCRIPT))
+        return Action(op, script=text_field(data, "script", MAX_SCRIPT))
     if op == "patch":
-        search = _text(data, "search", MAX_SCRIPT)
+        search = text_field(data, "search", MAX_SCRIPT)
         if not search:
             raise ActionError("search: must not be empty")
-        return Action(op, search=search, replace=_text(data, "replace", MAX_SCRIPT))
+        return Action(op, search=search, replace=text_field(data, "replace", MAX_SCRIPT))
     if op == "add_test":
-        return Action(op, gds=_test_gds(data), expected=_expected(data, categories), name=_text(data, "name", 64, ""))
+        return Action(op, gds=_test_gds(data), expected=_expected(data, categories), name=_name(data))
     return Action(op)
 
 
-def _text(data: Mapping, key: str, limit: int, default: str | None = None) -> str:
-    value = data.get(key, default)
-    if not isinstance(value, str):
-        raise ActionError(f"{key}: expected a string")
-    if len(value) > limit:
-        raise ActionError(f"{key}: longer than {limit} characters")
-    return value
+def _name(data: Mapping) -> str:
+    name = text_field(data, "name", 64, "")
+    if not all(c.isalnum() or c in "_-." for c in name):
+        raise ActionError("name: only letters, digits, '_', '-' and '.'")
+    return name
 
 
 def _test_gds(data: Mapping) -> bytes:
@@ -120,7 +111,7 @@ def _test_gds(data: Mapping) -> bytes:
         raise ActionError("add_test: give either 'shapes' or 'gds' (base64)")
     if "gds" in data:
         try:
-            gds = base64.b64decode(_text(data, "gds", 2 * MAX_GDS), validate=True)
+            gds = base64.b64decode(text_field(data, "gds", 2 * MAX_GDS), validate=True)
         except binascii.Error:
             raise ActionError("gds: not valid base64") from None
         if not gds:
@@ -138,7 +129,7 @@ def _expected(data: Mapping, categories: Sequence[str] | None) -> dict[str, int]
         raise ActionError('expected: an object {CATEGORY: 0 or 1}, e.g. {"m1.1": 1}')
     for category, verdict in expected.items():
         if categories is not None and category not in categories:
-            raise ActionError(f"expected.{category}: not a category of this task ({', '.join(categories)})")
+            raise ActionError(f"expected.{category[:64]}: not a category of this task ({', '.join(categories)})")
         if verdict not in (0, 1) or isinstance(verdict, bool):
             raise ActionError(f"expected.{category}: must be 0 or 1")
     return dict(expected)

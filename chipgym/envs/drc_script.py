@@ -4,6 +4,19 @@ The agent reads a rule, writes a deck (``write``, ``patch``), may add its own te
 and run the deck on them and on the public examples (``run``), and finally ``submit``s: the deck is graded
 on hidden layouts it never sees, on a separate pool of sandboxed KLayout workers.
 
+Two regimes, for two purposes:
+
+- ``regime="training"`` (the default): feedback is a learning signal (F1, fraction of layouts matched, error
+  classes). Every submit is graded on fresh layouts made from the hidden ones (turned, mirrored, moved, with
+  a passing layout beside them; :mod:`chipgym.tasks.drc.instances`) and labelled by the gold deck then, at
+  least ``instances.MIN_FRESH`` of them, so that a deck that remembers layouts or verdicts from earlier
+  submits gains nothing.
+- ``regime="evaluation"``: one submit per task for the life of the env, graded on the hidden layouts
+  themselves, and the agent learns only whether it succeeded.
+
+In both, the deck sees one hidden layout at a time, always under the same name, in an order drawn anew
+for every submit; what it prints, raises or names on hidden layouts never reaches the agent.
+
 >>> import gymnasium, chipgym
 >>> from chipgym.envs import drc_actions as act
 >>> env = gymnasium.make("chipgym/DrcScript-v0", tasks="drc-v0", split="train")          # doctest: +SKIP
@@ -19,6 +32,7 @@ import json
 import os
 import string
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -27,13 +41,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from chipgym.engines.klayout import DrcPool, DrcResult
+from chipgym.engines.klayout import DrcCache, DrcPool, DrcResult
 from chipgym.envs import drc_actions
-from chipgym.envs.episode_log import replay_log
 from chipgym.envs.drc_actions import Action, ActionError
+from chipgym.envs.episode_log import logged_action, replay_log
 from chipgym.scoring.drc import Grade, compare
-from chipgym.scoring.drc import grade as grade_deck
-from chipgym.tasks.drc.layout_text import layout_to_text
+from chipgym.tasks.drc import instances
+from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
 from chipgym.tasks.drc.load import load_tasks
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
@@ -41,6 +55,9 @@ CHARSET = string.printable + "µ²³×·±≤≥°–—‘’“”"  # ASCII a
 MAX_TEXT = 500_000
 DOCS_PATH = Path(__file__).with_name("klayout_drc_reference.md")
 RewardMode = Literal["binary", "shaped"]
+Regime = Literal["training", "evaluation"]
+MAX_TEST_SHAPES = 20_000  # polygons of one test layout, once flattened
+FRESH_TRIES = 3  # fresh layout sets drawn before grading on the hidden ones themselves
 
 SHAPED_RUN_COST = 0.01  # reward_mode="shaped": each run and each malformed action costs this much
 SHAPED_PARTIAL_WEIGHT = 0.5  # ... and a failed submit earns this times the fraction of layouts matched
@@ -53,11 +70,20 @@ def observation_text(text: str) -> str:
     return text[:MAX_TEXT]
 
 
+@dataclass(frozen=True)
+class _AgentTest:
+    """A test layout the agent added: run as it is; shown and drawn from what the sandbox read of it."""
+
+    case: Testcase
+    text: str
+    drawing: bytes  # a flat GDS this process wrote itself
+
+
 @dataclass
 class _Episode:
     task: DrcTask
     script: str
-    tests: list[Testcase] = field(default_factory=list)
+    tests: list[_AgentTest] = field(default_factory=list)
     feedback: str = ""
     steps: int = 0
     done: bool = False
@@ -73,6 +99,8 @@ class DrcScriptEnv(gym.Env):
         split: ``"train"``, ``"test"`` or ``"all"`` tasks of the suite.
         include_docs: add a KLayout DRC reference to the observation (``obs["docs"]``).
         grade: ``"verdicts"`` (per category: any marker or none, as Rule2DRC) or ``"markers"`` (same geometry).
+        regime: ``"training"`` (fresh hidden layouts every submit, full feedback) or ``"evaluation"`` (one
+            submit per task, success only); see the module docstring.
         reward_mode: ``"binary"`` (1 for a successful submit, else 0) or ``"shaped"`` (see module constants).
         max_steps: the step budget; the episode is truncated when it runs out.
         max_tests: how many test layouts the agent may add.
@@ -88,6 +116,7 @@ class DrcScriptEnv(gym.Env):
         split: Literal["train", "test", "all"] = "train",
         include_docs: bool = False,
         grade: Literal["verdicts", "markers"] = "verdicts",
+        regime: Regime = "training",
         reward_mode: RewardMode = "binary",
         max_steps: int = 30,
         max_tests: int = 32,
@@ -97,17 +126,20 @@ class DrcScriptEnv(gym.Env):
     ):
         if grade not in ("verdicts", "markers"):
             raise ValueError(f"grade: expected 'verdicts' or 'markers', got {grade!r}")
+        if regime not in ("training", "evaluation"):
+            raise ValueError(f"regime: expected 'training' or 'evaluation', got {regime!r}")
         if reward_mode not in ("binary", "shaped"):
             raise ValueError(f"reward_mode: expected 'binary' or 'shaped', got {reward_mode!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode: expected one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.config = {
             "tasks": str(tasks) if isinstance(tasks, (str, os.PathLike)) else None, "split": split,
-            "include_docs": include_docs, "grade": grade, "reward_mode": reward_mode, "max_steps": max_steps,
-            "max_tests": max_tests, "timeout": timeout,
+            "include_docs": include_docs, "grade": grade, "regime": regime, "reward_mode": reward_mode,
+            "max_steps": max_steps, "max_tests": max_tests, "timeout": timeout,
         }
         self.tasks = load_tasks(tasks, split)
         self.grade_mode = grade
+        self.regime = regime
         self.reward_mode = reward_mode
         self.max_steps = max_steps
         self.max_tests = max_tests
@@ -119,10 +151,16 @@ class DrcScriptEnv(gym.Env):
         if include_docs:
             fields["docs"] = text
         self.observation_space = spaces.Dict(fields)
-        self.action_space = spaces.Text(max_length=4 * drc_actions.MAX_SCRIPT, min_length=0, charset=CHARSET)
-        # The agent's tests and the hidden layouts never share a pool, so no deck ever sees both.
+        self.action_space = spaces.Text(max_length=drc_actions.MAX_ACTION, min_length=0, charset=CHARSET)
+        # Three pools: the agent's decks on its own tests, the agent's decks on hidden layouts, and the gold
+        # deck (started when first needed). No deck sees both the agent's tests and a hidden layout, and the
+        # gold deck never runs where an agent's deck has run. Fresh layouts are never seen twice: no cache.
+        self.timeout = timeout
         self._pool = DrcPool(workers=1, timeout=timeout)
-        self._grader = DrcPool(workers=1, timeout=timeout)
+        self._grader = DrcPool(workers=1, timeout=timeout, cache=DrcCache(size=0) if regime == "training" else None)
+        self._gold: DrcPool | None = None
+        self._gold_hidden: dict[str, list[DrcResult]] = {}  # evaluation + markers: per task, in hidden order
+        self._submitted: set[str] = set()  # evaluation: the tasks already graded
         self._examples_text: dict[str, str] = {}
         self._episode: _Episode | None = None
         self._log: dict[str, Any] = {}
@@ -168,7 +206,8 @@ class DrcScriptEnv(gym.Env):
         info = {**self._info(), **extra}
         if self.timings:
             info["timing"] = {"step_seconds": time.perf_counter() - start}
-        self._log["steps"].append({"action": action, "reward": reward, "terminated": terminated, "truncated": truncated})
+        self._log["steps"].append({"action": logged_action(action, drc_actions.MAX_ACTION), "reward": reward,
+                                   "terminated": terminated, "truncated": truncated})
         return self._observation(), reward, terminated, truncated, info
 
     def _apply(self, action: Action, episode: _Episode) -> tuple[float, bool, dict]:
@@ -178,47 +217,100 @@ class DrcScriptEnv(gym.Env):
         elif action.op == "patch":
             if action.search not in episode.script:
                 raise ActionError("search: not found in the current deck")
-            episode.script = episode.script.replace(action.search, action.replace, 1)
+            patched = episode.script.replace(action.search, action.replace, 1)
+            if len(patched) > drc_actions.MAX_SCRIPT:
+                raise ActionError(f"replace: the deck would be longer than {drc_actions.MAX_SCRIPT} characters")
+            episode.script = patched
             episode.feedback = "Deck patched."
         elif action.op == "add_test":
             if len(episode.tests) >= self.max_tests:
                 raise ActionError(f"add_test: at most {self.max_tests} tests")
-            expected = {c: action.expected.get(c, 0) for c in episode.task.categories}
-            name = action.name or f"test{len(episode.tests) + 1}"
-            episode.tests.append(Testcase(name, action.gds, expected))
-            episode.last_layout = action.gds
-            episode.feedback = f"Test {name} added (expected {_verdicts(expected)})."
+            test = self._agent_test(action, episode)
+            episode.tests.append(test)
+            episode.last_layout = test.drawing
+            episode.feedback = f"Test {test.case.name} added (expected {_verdicts(test.case.labels)})."
         elif action.op == "run":
             return self._run(episode)
         elif action.op == "submit":
             return self._submit(episode)
         return 0.0, False, {}
 
+    def _agent_test(self, action: Action, episode: _Episode) -> _AgentTest:
+        """Reads the agent's layout in the sandbox, once: what cannot be read, or is too big, is refused."""
+        [summary] = self._pool.summarise([action.gds], MAX_TEST_SHAPES)
+        if not summary.ok:
+            raise ActionError(summary.error)
+        expected = {c: action.expected.get(c, 0) for c in episode.task.categories}
+        name = action.name or f"test{len(episode.tests) + 1}"
+        text = summary_to_text(summary, episode.task.layers)
+        return _AgentTest(Testcase(name, action.gds, expected), text, summary_gds(summary))
+
     def _run(self, episode: _Episode) -> tuple[float, bool, dict]:
-        cases = list(episode.task.public_examples) + episode.tests
+        cases = list(episode.task.public_examples) + [test.case for test in episode.tests]
         results = self._pool.run(episode.script, [case.gds for case in cases])
         outcome = compare(cases, episode.task.categories, results)
+        if outcome.unavailable:
+            episode.feedback = f"The run is unavailable (not the deck's fault): {outcome.unavailable}."
+            return 0.0, False, {"status": "unavailable", "reason": outcome.unavailable}
         lines = [f"Ran the deck on {len(cases)} layouts: {outcome.layouts_matched:.0%} match the expected verdicts."]
         lines += [_result_line(case, result) for case, result in zip(cases, results)]
         episode.feedback = "\n".join(lines)
-        episode.last_layout = cases[-1].gds
+        episode.last_layout = episode.tests[-1].drawing if episode.tests else cases[-1].gds
         episode.last_markers = {n: c.markers for n, c in results[-1].categories.items()}
         reward = -SHAPED_RUN_COST if self.reward_mode == "shaped" else 0.0
         return reward, False, {"run": {"layouts_matched": outcome.layouts_matched, "errors": outcome.error_counts}}
 
     def _submit(self, episode: _Episode) -> tuple[float, bool, dict]:
-        result = grade_deck(episode.task, episode.script, self._grader, self.grade_mode)
+        task = episode.task
+        if self.regime == "evaluation" and task.id in self._submitted:
+            raise ActionError(f"submit: task {task.id} was already graded; the evaluation regime grades each task once")
+        result = self._grade(task, episode.script)
+        if result.unavailable:
+            episode.feedback = f"Submitted, but grading is unavailable (not the deck's fault): {result.unavailable}."
+            return 0.0, True, {"status": "unavailable", "reason": result.unavailable}
+        verdict = "accepted" if result.success else "rejected"
+        if self.regime == "evaluation":
+            self._submitted.add(task.id)
+            episode.feedback = f"Submitted: {verdict}."
+            return float(result.success), True, {"grade": {"success": result.success}}
         if result.success:
             reward = 1.0
         else:
             reward = SHAPED_PARTIAL_WEIGHT * result.layouts_matched if self.reward_mode == "shaped" else 0.0
-        verdict = "accepted" if result.success else "rejected"
-        error = f" Error on some hidden layouts: {result.error}: {result.error_message}" if result.error else ""
+        error = f" Error class on some hidden layouts: {result.error}." if result.error else ""
         episode.feedback = (
             f"Submitted: {verdict}. {result.layouts_matched:.0%} of the hidden layouts matched, "
             f"mean F1 {result.f1:.2f}.{error}"
         )
         return reward, True, {"grade": grade_info(result)}
+
+    # -- grading ----------------------------------------------------------------------------------------------
+    def _grade(self, task: DrcTask, deck: str) -> Grade:
+        """The deck's grade on fresh layouts (training) or the hidden ones in a new order (evaluation)."""
+        markers = self.grade_mode == "markers"
+        if self.regime == "training":
+            for _ in range(FRESH_TRIES):
+                count = max(len(task.hidden_testcases), instances.MIN_FRESH)
+                layouts = instances.fresh_layouts(task.hidden_testcases, self.np_random, count)
+                with ThreadPoolExecutor(1) as background:  # the deck runs while the gold deck labels the layouts
+                    results = background.submit(self._grader.run, deck, layouts)
+                    gold = self._gold_pool().run(task.gold_deck, layouts)
+                    cases = instances.label_fresh(layouts, gold, task.categories)
+                    if cases is not None:
+                        return compare(cases, task.categories, results.result(), gold if markers else None)
+        order = [int(i) for i in self.np_random.permutation(len(task.hidden_testcases))]
+        cases = [task.hidden_testcases[i] for i in order]
+        gold = None
+        if markers:
+            if task.id not in self._gold_hidden:
+                self._gold_hidden[task.id] = self._gold_pool().run(task.gold_deck, [c.gds for c in task.hidden_testcases])
+            gold = [self._gold_hidden[task.id][i] for i in order]
+        return compare(cases, task.categories, self._grader.run(deck, [case.gds for case in cases]), gold)
+
+    def _gold_pool(self) -> DrcPool:
+        if self._gold is None:
+            self._gold = DrcPool(workers=1, timeout=self.timeout, cache=DrcCache(size=0))
+        return self._gold
 
     # -- observations ---------------------------------------------------------------------------------------
     def _observation(self) -> dict[str, str]:
@@ -233,8 +325,7 @@ class DrcScriptEnv(gym.Env):
             "examples": self._examples(task),
             "script": episode.script,
             "tests": "\n\n".join(
-                f"{case.name} (expected {_verdicts(case.labels)}):\n{layout_to_text(case.gds, task.layers)}"
-                for case in episode.tests
+                f"{test.case.name} (expected {_verdicts(test.case.labels)}):\n{test.text}" for test in episode.tests
             ),
             "feedback": episode.feedback,
         }
@@ -280,7 +371,7 @@ class DrcScriptEnv(gym.Env):
         Path(path).write_text(json.dumps(self._log, indent=1))
 
     def close(self):
-        for pool in (getattr(self, "_pool", None), getattr(self, "_grader", None)):
+        for pool in (getattr(self, "_pool", None), getattr(self, "_grader", None), getattr(self, "_gold", None)):
             if pool is not None:
                 pool.close()
         super().close()
@@ -293,7 +384,8 @@ def replay(path: str | os.PathLike) -> list[float]:
 
 
 def grade_info(result: Grade) -> dict[str, Any]:
-    """What an agent may learn from grading: partial credit and error counts, not the hidden layouts."""
+    """What an agent may learn from grading in the training regime: partial credit, error classes and
+    counts; not the hidden layouts, nor anything its deck printed or named on them."""
     return {
         "success": result.success,
         "error": result.error,
@@ -302,7 +394,7 @@ def grade_info(result: Grade) -> dict[str, Any]:
         "f1": result.f1,
         "category_f1": {name: score.f1 for name, score in result.categories.items()},
         "mismatch_count": len(result.mismatches),
-        "extra_categories": list(result.extra_categories),
+        "extra_categories": result.extra_categories,
     }
 
 

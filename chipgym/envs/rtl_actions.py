@@ -10,11 +10,11 @@ True
 >>> act.parse(act.delete("../outside.v"))
 Traceback (most recent call last):
 ...
-chipgym.envs.rtl_actions.ActionError: path: '..' is not allowed; paths stay inside the design folder
+chipgym.envs.json_action.ActionError: path: '..' is not allowed; paths stay inside the design folder
 >>> act.parse('{"op": "fly"}')
 Traceback (most recent call last):
 ...
-chipgym.envs.rtl_actions.ActionError: op: unknown operation 'fly'; expected one of write, patch, delete, set_clock, check, submit
+chipgym.envs.json_action.ActionError: op: unknown operation 'fly'; expected one of write, patch, delete, set_clock, check, submit
 """
 
 from __future__ import annotations
@@ -25,15 +25,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Mapping
 
+from chipgym.envs.json_action import ActionError, decode, text_field
+
 OPS = ("write", "patch", "delete", "set_clock", "check", "submit")
 MAX_FILE = 200_000  # characters of one file
 MAX_PATH = 120  # characters of a path
 MAX_PERIOD_PS = 1_000_000
+MAX_ACTION = 4 * MAX_FILE  # characters of one action (a patch of a whole file fits)
 PATH_CHARS = re.compile(r"[A-Za-z0-9_.\-/]+")
-
-
-class ActionError(ValueError):
-    """A malformed action; the message names the field at fault."""
 
 
 @dataclass(frozen=True)
@@ -79,22 +78,17 @@ def submit() -> str:
 
 def parse(text: str) -> Action:
     """The action in ``text``, checked; raises ActionError naming the field at fault."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as error:
-        raise ActionError(f"action: not valid JSON ({error})") from None
-    if not isinstance(data, dict):
-        raise ActionError('action: expected a JSON object like {"op": "check"}')
+    data = decode(text, MAX_ACTION)
     op = data.get("op")
     if op not in OPS:
         raise ActionError(f"op: unknown operation {op!r}; expected one of {', '.join(OPS)}")
     if op == "write":
-        return Action(op, path=_path(data), text=_text(data, "text"))
+        return Action(op, path=_path(data), text=text_field(data, "text", MAX_FILE))
     if op == "patch":
-        search = _text(data, "search")
+        search = text_field(data, "search", MAX_FILE)
         if not search:
             raise ActionError("search: must not be empty")
-        return Action(op, path=_path(data), search=search, replace=_text(data, "replace"))
+        return Action(op, path=_path(data), search=search, replace=text_field(data, "replace", MAX_FILE))
     if op == "delete":
         return Action(op, path=_path(data))
     if op == "set_clock":
@@ -105,19 +99,6 @@ def parse(text: str) -> Action:
             raise ActionError("estimate: expected true or false")
         return Action(op, estimate=estimate)
     return Action(op)
-
-
-def _text(data: Mapping, key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str):
-        raise ActionError(f"{key}: expected a string")
-    if len(value) > MAX_FILE:
-        raise ActionError(f"{key}: longer than {MAX_FILE} characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ActionError(f"{key}: not valid Unicode text (a lone surrogate?)") from None
-    return value
 
 
 def _path(data: Mapping) -> str:

@@ -52,7 +52,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from chipgym.envs import rtl_actions
-from chipgym.envs.episode_log import replay_log
+from chipgym.envs.episode_log import logged_action, replay_log
 from chipgym.envs.drc_script import CHARSET, MAX_TEXT, observation_text
 from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import ChipgymError
@@ -153,7 +153,7 @@ class RtlDesignEnv(gym.Env):
         text = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
         fields = ("task", "contracts", "ports", "workloads", "files", "feedback", "budget")
         self.observation_space = spaces.Dict({name: text for name in fields})
-        self.action_space = spaces.Text(max_length=4 * rtl_actions.MAX_FILE, min_length=0, charset=CHARSET)
+        self.action_space = spaces.Text(max_length=rtl_actions.MAX_ACTION, min_length=0, charset=CHARSET)
         self.root = Path(tempfile.mkdtemp(prefix="chipgym-rtl-")).resolve()
         weakref.finalize(self, shutil.rmtree, self.root, True)  # also when an env is dropped without close()
         self._checks: OrderedDict[str, CheckOutcome] = OrderedDict()
@@ -200,7 +200,8 @@ class RtlDesignEnv(gym.Env):
         if self.timings:
             info["seconds"] = {**seconds, "step": time.perf_counter() - start}
         self._log["steps"].append(
-            {"action": action, "reward": reward, "terminated": terminated, "truncated": truncated})
+            {"action": logged_action(action, rtl_actions.MAX_ACTION), "reward": reward, "terminated": terminated,
+             "truncated": truncated})
         return self._observation(), reward, terminated, truncated, info
 
     def _apply(self, action: Action, episode: _Episode) -> tuple[float, bool, dict]:
@@ -212,7 +213,10 @@ class RtlDesignEnv(gym.Env):
             count = text.count(action.search)
             if count != 1:
                 raise ActionError(f"search: occurs {count} times in {action.path}; it must occur exactly once")
-            self._write(action.path, text.replace(action.search, action.replace))
+            patched = text.replace(action.search, action.replace)
+            if len(patched) > rtl_actions.MAX_FILE:
+                raise ActionError(f"replace: {action.path} would be longer than {rtl_actions.MAX_FILE} characters")
+            self._write(action.path, patched)
             episode.feedback = f"Patched {action.path}."
         elif action.op == "delete":
             self._existing(action.path).unlink()

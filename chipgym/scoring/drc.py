@@ -2,7 +2,12 @@
 
 A deck succeeds when it runs without error on every hidden layout, emits no category the task does not
 define, and its verdict per category (at least one marker, or none) matches the label on every layout.
-``mode="markers"`` asks more: the marker geometry itself must equal the gold deck's.
+``mode="markers"`` asks more: the marker geometry itself must equal the gold deck's, whose results were
+computed beforehand on another pool (never beside the deck being graded).
+
+A :class:`Grade` keeps nothing that the graded deck controls: not its error messages, not the names of
+the categories it made up, only error classes and counts. When the engine or the gold results fail, the
+grade is ``unavailable``, never a pass or the deck's zero.
 
 >>> from chipgym.scoring.drc import grade                                   # doctest: +SKIP
 >>> result = grade(task, deck_text, pool)                                   # doctest: +SKIP
@@ -13,10 +18,10 @@ define, and its verdict per category (at least one marker, or none) matches the 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Literal, Sequence
 
-from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult, Marker
+from chipgym.engines.klayout import DrcPool, DrcResult, DrcStatus, Marker
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
 Mode = Literal["verdicts", "markers"]
@@ -45,21 +50,22 @@ class Grade:
 
     success: bool
     error: str | None  # the error class of the first layout the deck failed on, None when it ran everywhere
-    error_message: str
     error_counts: dict[str, int]
     layouts_matched: float  # fraction of layouts where every category matched
     categories: dict[str, CategoryScore]
     f1: float  # mean of the per-category F1
     mismatches: tuple[Mismatch, ...]
-    extra_categories: tuple[str, ...] = field(default=())
+    extra_categories: int = 0  # how many categories the deck made up (their names are not kept)
+    unavailable: str = ""  # why grading could not be done: not the deck's fault, and no verdict
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
-def grade(task: DrcTask, deck: str, pool: DrcPool, mode: Mode = "verdicts") -> Grade:
-    """Runs ``deck`` on the task's hidden layouts through ``pool`` and compares it with the labels."""
-    return grade_on(task.hidden_testcases, task.categories, deck, pool, mode, task.gold_deck)
+def grade(task: DrcTask, deck: str, pool: DrcPool, gold: Sequence[DrcResult] | None = None) -> Grade:
+    """Runs ``deck`` on the task's hidden layouts through ``pool`` and compares it with the labels (and with
+    ``gold``, the gold deck's results on them, for markers mode)."""
+    return grade_on(task.hidden_testcases, task.categories, deck, pool, gold)
 
 
 def grade_on(
@@ -67,18 +73,15 @@ def grade_on(
     categories: Sequence[str],
     deck: str,
     pool: DrcPool,
-    mode: Mode = "verdicts",
-    gold_deck: str | None = None,
+    gold: Sequence[DrcResult] | None = None,
 ) -> Grade:
     """Grades ``deck`` on any labelled layouts (hidden ones, public ones, or an agent's own tests)."""
-    layouts = [case.gds for case in cases]
-    if mode == "markers":
-        if gold_deck is None:
-            raise ValueError("grading in markers mode needs the gold deck")
-        results, gold = pool.run_batch([DrcJob(deck, layouts), DrcJob(gold_deck, layouts)])
-    else:
-        results, gold = pool.run(deck, layouts), None
-    return compare(cases, categories, results, gold)
+    return compare(cases, categories, pool.run(deck, [case.gds for case in cases]), gold)
+
+
+def gold_results(task: DrcTask, cases: Sequence[Testcase], pool: DrcPool) -> list[DrcResult]:
+    """The gold deck's results on ``cases``, for markers mode; run them on a pool that runs no agent deck."""
+    return pool.run(task.gold_deck, [case.gds for case in cases])
 
 
 def compare(
@@ -88,10 +91,12 @@ def compare(
     gold: Sequence[DrcResult] | None = None,
 ) -> Grade:
     """The grade of a deck's results against labelled layouts (and, when given, the gold deck's markers)."""
+    if problem := _unavailable(results, gold):
+        return Grade(False, None, {}, 0.0, {}, 0.0, (), unavailable=problem)
     mismatches: list[Mismatch] = []
     errors = Counter(r.status.value for r in results if not r.ok)
     first_error = next((r for r in results if not r.ok), None)
-    extra = sorted({name for r in results for name in r.categories} - set(categories))
+    extra = {name for r in results for name in r.categories} - set(categories)
     tallies = {c: Counter() for c in categories}
     matched = 0
     for index, (case, result) in enumerate(zip(cases, results, strict=True)):
@@ -111,14 +116,22 @@ def compare(
     return Grade(
         success=not mismatches and not errors and not extra,
         error=first_error.status.value if first_error else ("extra_categories" if extra else None),
-        error_message=first_error.error if first_error else (f"categories the task does not define: {extra}" if extra else ""),
         error_counts=dict(errors),
         layouts_matched=matched / len(cases) if cases else 0.0,
         categories=scores,
         f1=sum(s.f1 for s in scores.values()) / len(scores) if scores else 0.0,
         mismatches=tuple(mismatches),
-        extra_categories=tuple(extra),
+        extra_categories=len(extra),
     )
+
+
+def _unavailable(results: Sequence[DrcResult], gold: Sequence[DrcResult] | None) -> str:
+    """Why these results cannot be graded ('' when they can)."""
+    if any(r.status is DrcStatus.UNAVAILABLE for r in results):
+        return "the DRC engine was unavailable for some layouts"
+    if gold is not None and (len(gold) != len(results) or not all(g.ok for g in gold)):
+        return "the gold deck's results are missing or failed on some layouts"
+    return ""
 
 
 def _verdict(result: DrcResult, category: str) -> int:

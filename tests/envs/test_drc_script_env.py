@@ -63,8 +63,22 @@ def test_gold_deck_scores_one_and_one_nm_off_scores_zero(env):
     env.step(act.write(GOLD.replace("0.14)", "0.141)")))
     _, reward, terminated, _, info = env.step(act.submit())
     assert reward == 0.0 and terminated
-    assert info["grade"]["layouts_matched"] == pytest.approx(2 / 3)
+    assert 0 < info["grade"]["layouts_matched"] < 1  # on fresh layouts made from the hidden ones
     assert "hidden_" not in json.dumps(info) and "gold" not in json.dumps(info).lower()
+
+
+def test_evaluation_regime_grades_each_task_once_on_the_hidden_layouts(tasks):
+    env = DrcScriptEnv(tasks=tasks, regime="evaluation")
+    env.reset(seed=0)
+    env.step(act.write(GOLD.replace("0.14)", "0.141)")))
+    _, reward, terminated, _, info = env.step(act.submit())
+    assert (reward, terminated, info["grade"]) == (0.0, True, {"success": False})
+    assert "Submitted: rejected." == env.unwrapped._episode.feedback
+    env.reset(seed=0)
+    env.step(act.write(GOLD))
+    obs, reward, terminated, _, info = env.step(act.submit())
+    assert reward == 0.0 and not terminated and "grades each task once" in info["action_error"]
+    env.close()
 
 
 def test_tests_run_and_patch(env):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from chipgym.engines.klayout import DrcPool, DrcResult, DrcStatus
 from chipgym.scoring.drc import compare, grade_on
 from chipgym.tasks.drc.task import Testcase
 from layout_helpers import write_rectangles
@@ -44,25 +45,47 @@ def test_a_crash_is_an_error_never_no_violation(pool, cases):
 
 
 def test_no_stale_report_is_read(pool, cases):
-    deck = GOLD.replace('report("m1", $output)\n', 'if $input.end_with?("0.gds")\nreport("m1", $output)\n') + "end\n"
+    first = '$runs = ($runs || 0) + 1\nif $runs == 1\nreport("m1", $output)\n'  # the deck's process runs every layout
+    deck = GOLD.replace('report("m1", $output)\n', first) + "end\n"
     result = grade_on(cases, ["m1.1"], deck, pool)
     assert result.error_counts == {"no_report": 2}
     assert not result.success
 
 
 def test_a_category_the_task_does_not_define_fails(pool, cases):
-    deck = GOLD + 'input(1, 0).space(0.1).output("extra", "not asked for")\n'
+    deck = GOLD + 'input(1, 0).space(0.1).output("made_up_name", "not asked for")\n'
     result = grade_on(cases, ["m1.1"], deck, pool)
-    assert not result.success and result.extra_categories == ("extra",) and result.mismatches == ()
+    assert not result.success and result.extra_categories == 1 and result.mismatches == ()
+    assert "made_up_name" not in repr(result)  # a name the deck made up is not kept
 
 
 def test_markers_mode_asks_for_the_same_geometry(pool, cases):
     deck = GOLD.replace(".width(0.14)", ".width(0.14).polygons")
     assert grade_on(cases, ["m1.1"], deck, pool).success
-    strict = grade_on(cases, ["m1.1"], deck, pool, mode="markers", gold_deck=GOLD)
+    with DrcPool(workers=1) as gold_pool:  # the gold deck never runs where the graded deck runs
+        gold = pool_gold(gold_pool, cases)
+    strict = grade_on(cases, ["m1.1"], deck, pool, gold)
     assert not strict.success
     assert [m.layout for m in strict.mismatches] == ["one_nm_under"]
-    assert grade_on(cases, ["m1.1"], GOLD, pool, mode="markers", gold_deck=GOLD).success
+    assert grade_on(cases, ["m1.1"], GOLD, pool, gold).success
+
+
+def pool_gold(pool, cases):
+    return pool.run(GOLD, [case.gds for case in cases])
+
+
+def test_missing_or_failed_gold_results_are_unavailable_not_a_pass(pool, cases):
+    nothing = 'source($input)\nreport("m1", $output)\n'  # no markers: passes wherever the gold run is sabotaged
+    failed = [DrcResult(DrcStatus.RUNTIME, "sabotaged")] * len(cases)
+    for gold in (failed, failed[:1]):
+        result = grade_on(cases, ["m1.1"], nothing, pool, gold)
+        assert not result.success and result.unavailable
+
+
+def test_an_unavailable_engine_is_no_verdict(cases):
+    lost = [DrcResult(DrcStatus.UNAVAILABLE, "worker lost")] * len(cases)
+    result = compare(cases, ["m1.1"], lost)
+    assert not result.success and result.unavailable and result.error_counts == {}
 
 
 def test_compare_needs_a_result_per_layout(cases):

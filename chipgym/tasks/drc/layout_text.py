@@ -1,7 +1,10 @@
 """Layouts as text for agents, and agents' shapes as layouts.
 
-``layout_to_text`` lists a layout's polygons per layer in um (what an LLM reads); ``shapes_to_gds`` builds a
-GDS from the shapes an agent writes in an ``add_test`` action, with an error that names the bad field.
+``layout_to_text`` lists a trusted layout's polygons per layer in um (what an LLM reads), and
+``summary_to_text`` does the same for an agent's layout read in the sandbox
+(:meth:`chipgym.engines.klayout.DrcPool.summarise`); ``summary_gds`` redraws such a layout, flat, for pictures.
+``shapes_to_gds`` builds a GDS from the shapes an agent writes in an ``add_test`` action, with an error that
+names the bad field.
 
 >>> gds = shapes_to_gds([{"layer": [68, 20], "box": [0, 0, 0.1, 2]}])
 >>> print(layout_to_text(gds, {"met1": (68, 20)}))
@@ -19,7 +22,7 @@ from typing import Any, Mapping, Sequence
 
 import gdstk
 
-from chipgym.engines.klayout import Layout
+from chipgym.engines.klayout import Layout, LayoutSummary
 
 GDS_TIMESTAMP = datetime.datetime(2000, 1, 1)  # fixed, so that equal shapes give equal bytes
 MAX_SHAPES = 2000
@@ -28,14 +31,37 @@ MAX_POINTS = 2000
 
 def layout_to_text(layout: Layout, layers: Mapping[str, tuple[int, int]]) -> str:
     """Every polygon of the named layers, flattened, in um; rectangles are written as boxes."""
-    library = _read(layout)
-    tops = library.top_level()
+    tops = _read(layout).top_level()
+    return _layers_text(
+        {key: [p.points for top in tops for p in top.get_polygons(include_paths=True, layer=key[0], datatype=key[1])]
+         for key in layers.values()},
+        layers,
+    )
+
+
+def summary_to_text(summary: LayoutSummary, layers: Mapping[str, tuple[int, int]]) -> str:
+    """``layout_to_text`` of a layout read in the sandbox."""
+    return _layers_text({key: _points_um(summary, key) for key in layers.values()}, layers)
+
+
+def summary_gds(summary: LayoutSummary) -> bytes:
+    """A flat GDS of the summary's polygons (one cell, 1 nm database unit)."""
+    library = gdstk.Library(unit=1e-6, precision=1e-9)
+    cell = library.new_cell("TOP")
+    for key in summary.layers:
+        for points in _points_um(summary, key):
+            cell.add(gdstk.Polygon(points, layer=key[0], datatype=key[1]))
+    return _gds_bytes(library)
+
+
+def _points_um(summary: LayoutSummary, key: tuple[int, int]) -> list[list[tuple[float, float]]]:
+    return [list(zip((x * summary.dbu for x in p[0::2]), (y * summary.dbu for y in p[1::2]))) for p in summary.layers.get(key, ())]
+
+
+def _layers_text(polygons: Mapping[tuple[int, int], Sequence], layers: Mapping[str, tuple[int, int]]) -> str:
     lines = []
     for name, (layer, datatype) in layers.items():
-        polygons = [
-            p for top in tops for p in top.get_polygons(include_paths=True, layer=layer, datatype=datatype)
-        ]
-        shapes = sorted(_shape_text(p.points) for p in polygons)
+        shapes = sorted(_shape_text(points) for points in polygons[layer, datatype])
         lines.append(f"{name} ({layer}/{datatype}): {len(shapes)} shape{'s' if len(shapes) != 1 else ''}")
         lines += [f"  {shape}" for shape in shapes]
     return "\n".join(lines)
@@ -72,6 +98,10 @@ def shapes_to_gds(shapes: Sequence[Mapping[str, Any]]) -> bytes:
     cell = library.new_cell("TOP")
     for index, shape in enumerate(shapes):
         cell.add(_polygon(shape, f"shapes[{index}]"))
+    return _gds_bytes(library)
+
+
+def _gds_bytes(library: gdstk.Library) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "test.gds"
         library.write_gds(str(path), timestamp=GDS_TIMESTAMP)

@@ -55,7 +55,13 @@ def load_rule2drc(path: str | Path) -> list[DrcTask]:
         if not problems.is_dir():
             raise Rule2DrcFormatError(f"{path}: not a Rule2DRC problems folder")
         problem_dirs = sorted(p.parent for p in problems.glob("*/spec.yaml"))
-    return sorted((_load_problem(p) for p in problem_dirs), key=lambda t: t.id)
+    tasks: dict[str, tuple[DrcTask, Path]] = {}
+    for problem_dir in problem_dirs:
+        task = _load_problem(problem_dir)
+        if task.id in tasks:
+            raise Rule2DrcFormatError(f"{tasks[task.id][1]} and {problem_dir}: both define the problem id {task.id!r}")
+        tasks[task.id] = (task, problem_dir)
+    return [task for _, (task, _) in sorted(tasks.items())]
 
 
 def _load_problem(problem_dir: Path) -> DrcTask:

@@ -105,3 +105,14 @@ def test_loader_errors_name_the_file(tmp_path, edit, file_name, message):
         load_rule2drc(problems)
     assert isinstance(info.value, ValueError)
     assert file_name in str(info.value) and message in str(info.value)
+
+
+def test_two_problems_with_one_id_are_refused_naming_both_folders(tmp_path):
+    problems = write_rule2drc([_task("0001"), _task("0002")], tmp_path)
+    spec_path = problems / "0002" / "spec.yaml"
+    spec = yaml.safe_load(spec_path.read_text())
+    spec["id"] = "0001"
+    spec_path.write_text(yaml.safe_dump(spec))
+    with pytest.raises(Rule2DrcFormatError) as error:
+        load_rule2drc(problems)
+    assert str(problems / "0001") in str(error.value) and str(problems / "0002") in str(error.value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 
 from chipgym.tasks.drc.dsl import dsl_methods, dsl_methods_used, unsupported_methods
+from chipgym.tasks.drc import suite
 from chipgym.tasks.drc.rule2drc import load_rule2drc, write_rule2drc
 from chipgym.tasks.drc.suite import SUITE_SEED, build_suite, fingerprint, generate_drafts, label_draft, manifest
 
@@ -20,6 +21,13 @@ def test_generation_is_deterministic():
     a, b = generate_drafts(SUITE_SEED), generate_drafts(SUITE_SEED)
     assert a == b and fingerprint(a) == fingerprint(b)
     assert fingerprint(generate_drafts(SUITE_SEED + 1)) != fingerprint(a)
+
+
+def test_the_fingerprint_names_the_klayout_that_labels(monkeypatch):
+    drafts = generate_drafts(SUITE_SEED)
+    here = fingerprint(drafts)
+    monkeypatch.setattr(suite, "klayout_version", lambda: "KLayout 0.30.12")
+    assert fingerprint(drafts) != here
 
 
 def test_decks_stay_in_klayout_0_28_5_dsl():

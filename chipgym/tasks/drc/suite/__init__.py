@@ -6,8 +6,8 @@ an injected ``run_deck``.  :func:`build_suite` caches labelled tasks in Rule2DRC
 format under ``<cache_dir>/<name>-seed<seed>-<fingerprint>/problems/<id>``, one
 folder per task written as soon as it is labelled (an interrupted build resumes), next
 to ``manifest.yaml`` (:func:`manifest`: counts and the DSL methods the gold decks use).
-The fingerprint hashes every deck and scene, so a generator change never reuses
-stale labels.
+The fingerprint hashes every deck and scene and the KLayout version, so a generator
+change or another KLayout never reuses stale labels.
 
 >>> drafts = generate_drafts(SUITE_SEED)
 >>> len(drafts) >= 300, sorted({d.group for d in drafts})
@@ -28,6 +28,7 @@ import yaml
 from tqdm import tqdm
 
 from chipgym.cache import cache_dir
+from chipgym.engines.klayout import klayout_version
 from chipgym.tasks.drc.dsl import dsl_methods_used
 from chipgym.tasks.drc.labels import LabellingError, discriminates, label_layouts, pick_public
 from chipgym.tasks.drc.rule2drc import load_rule2drc, testcase_filename, write_rule2drc
@@ -100,8 +101,9 @@ def opaque_name(task_id: str, scene_name: str) -> str:
 
 
 def fingerprint(drafts: Sequence[TaskDraft]) -> str:
-    """A short hash of every deck and scene and of the labelling version (the cache key besides name and seed)."""
-    h = hashlib.sha256(f"labels-v{LABEL_FORMAT}/public{N_PUBLIC}".encode())
+    """A short hash of every deck and scene, of the labelling version and of the KLayout that labels them
+    (the cache key besides name and seed): labels made by one KLayout are never served under another."""
+    h = hashlib.sha256(f"labels-v{LABEL_FORMAT}/public{N_PUBLIC}/{klayout_version()}".encode())
     for d in drafts:
         h.update(repr((d.id, d.split, d.deck(), d.description(), d.scenes())).encode())
     return h.hexdigest()[:12]
@@ -114,6 +116,7 @@ def manifest(drafts: Sequence[TaskDraft], name: str = SUITE_NAME, seed: int = SU
         "suite": name,
         "seed": seed,
         "fingerprint": fingerprint(drafts),
+        "engine": klayout_version(),
         "tasks": {g: sum(d.group == g for d in drafts) for g in sorted({d.group for d in drafts})},
         "splits": {s: sum(d.split == s for d in drafts) for s in ("train", "test")},
         "dsl_methods": {m: usage[m] for m in sorted(usage)},

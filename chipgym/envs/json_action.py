@@ -1,0 +1,58 @@
+"""Decoding the JSON text actions of chipgym's envs, safely: whatever an agent sends, the answer is a dict or
+an :class:`ActionError` that names the field at fault, never another exception.
+
+The size is checked before anything is parsed; deeply nested JSON, numbers of thousands of digits and text
+that is not valid Unicode (a lone surrogate) are errors, not crashes.
+
+>>> decode('{"op": "run"}', 100)
+{'op': 'run'}
+>>> decode("[" * 100_000, 1_000_000)
+Traceback (most recent call last):
+...
+chipgym.envs.json_action.ActionError: action: nested too deeply
+>>> decode('{"op": "run"}' + " " * 200, 100)
+Traceback (most recent call last):
+...
+chipgym.envs.json_action.ActionError: action: 213 characters, over the limit of 100
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+
+class ActionError(ValueError):
+    """A malformed action; the message names the field at fault."""
+
+
+def decode(text: Any, max_length: int) -> dict:
+    """The JSON object in ``text``, or ActionError."""
+    if not isinstance(text, str):
+        raise ActionError(f"action: expected JSON text, got {type(text).__name__}")
+    if len(text) > max_length:
+        raise ActionError(f"action: {len(text)} characters, over the limit of {max_length}")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ActionError("action: nested too deeply") from None
+    except ValueError as error:  # JSONDecodeError, and integers of more digits than Python converts
+        raise ActionError(f"action: not valid JSON ({str(error)[:200]})") from None
+    if not isinstance(data, dict):
+        raise ActionError('action: expected a JSON object like {"op": "..."}')
+    return data
+
+
+def text_field(data: Mapping, key: str, limit: int, default: str | None = None) -> str:
+    """The string ``data[key]``: at most ``limit`` characters of valid Unicode."""
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise ActionError(f"{key}: expected a string")
+    if len(value) > limit:
+        raise ActionError(f"{key}: longer than {limit} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ActionError(f"{key}: not valid Unicode text (a lone surrogate?)") from None
+    return value
+
