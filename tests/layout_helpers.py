@@ -21,3 +21,58 @@ def write_rectangles(path, rectangles, layer=(1, 0)):
         cell.add(gdstk.rectangle((x0, y0), (x1, y1), layer=layer[0], datatype=layer[1]))
     library.write_gds(str(path))
     return path
+
+
+def gds_records(*records) -> bytes:
+    """A GDS stream from raw (record type, data type, payload) records, to write what no library would."""
+    out = b""
+    for kind, datatype, payload in records:
+        out += (4 + len(payload)).to_bytes(2, "big") + bytes([kind, datatype]) + payload
+    return out
+
+
+def _int16(*values):
+    return b"".join(v.to_bytes(2, "big", signed=True) for v in values)
+
+
+def _int32(*values):
+    return b"".join(v.to_bytes(4, "big", signed=True) for v in values)
+
+
+def _name(text):
+    data = text.encode()
+    return data + b"\0" * (len(data) % 2)
+
+
+def gds_header():
+    """HEADER, BGNLIB, LIBNAME and UNITS (1 nm database unit)."""
+    return [(0x00, 0x02, _int16(600)), (0x01, 0x02, _int16(*[0] * 12)), (0x02, 0x06, _name("LIB")),
+            (0x03, 0x05, bytes.fromhex("3e4189374bc6a7ef3944b82fa09b5a54"))]
+
+
+def gds_box(x, y, size, layer=1):
+    """A square BOUNDARY of ``size`` dbu on layer/0 whose corner is (x, y) (its far side clipped to int32)."""
+    x1, y1 = (min(v + size, 2**31 - 1) for v in (x, y))
+    return [(0x08, 0x00, b""), (0x0D, 0x02, _int16(layer)), (0x0E, 0x02, _int16(0)),
+            (0x10, 0x03, _int32(x, y, x1, y, x1, y1, x, y1, x, y)), (0x11, 0x00, b"")]
+
+
+def gds_cell(name, *elements):
+    return [(0x05, 0x02, _int16(*[0] * 12)), (0x06, 0x06, _name(name)), *elements, (0x07, 0x00, b"")]
+
+
+def _sref(name):
+    return [(0x0A, 0x00, b""), (0x12, 0x06, _name(name)), (0x10, 0x03, _int32(0, 0)), (0x11, 0x00, b"")]
+
+
+def recursive_gds() -> bytes:
+    """Two cells that place each other."""
+    return gds_records(*gds_header(), *gds_cell("A", *gds_box(0, 0, 100), *_sref("B")), *gds_cell("B", *_sref("A")),
+                       (0x04, 0x00, b""))
+
+
+def huge_array_gds(n: int = 32767) -> bytes:
+    """A top cell with an n x n array of a cell holding one box."""
+    aref = [(0x0B, 0x00, b""), (0x12, 0x06, _name("C")), (0x13, 0x02, _int16(n, n)),
+            (0x10, 0x03, _int32(0, 0, 200 * n, 0, 0, 200 * n)), (0x11, 0x00, b"")]
+    return gds_records(*gds_header(), *gds_cell("C", *gds_box(0, 0, 100)), *gds_cell("TOP", *aref), (0x04, 0x00, b""))

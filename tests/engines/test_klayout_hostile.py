@@ -254,12 +254,10 @@ def test_a_deck_that_silences_the_workers_deadline_is_killed_from_outside(layout
         "loop { }"
     )
     with DrcPool(workers=1, timeout=2.0, cache=DrcCache(size=0)) as pool:
-        start = time.monotonic()
         results = pool.run(PREFIX + body, [layouts["narrow"], layouts["clean"]])
-        elapsed = time.monotonic() - start
         [after] = pool.run(WIDTH_SPACE_DECK, [layouts["narrow"]])
     assert [r.status for r in results] == [DrcStatus.TIMEOUT, DrcStatus.TIMEOUT]
-    assert elapsed < 2.0 + 1.0 + 3.0  # the limit, the grace, and no second attempt
+    assert results[1].error.startswith("not run")  # no second attempt, no second wait
     assert after.counts == {"m1.1": 1, "m1_2": 0}
 
 

@@ -85,7 +85,9 @@ def _shape_text(points) -> str:
 
 
 def _um(value: float) -> str:
-    return f"{round(value, 4):g}"
+    """Micrometres to 0.1 nm, without trailing zeros (``:g`` would round 900000.1 to 900000)."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def shapes_to_gds(shapes: Sequence[Mapping[str, Any]]) -> bytes:
