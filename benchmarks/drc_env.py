@@ -1,10 +1,12 @@
 """Speed of chipgym/DrcScript-v0: reset, run and submit times, and episodes per second.
 
 Each timed action uses a deck the cache has not seen (a numbered comment is appended), so the figures are
-for real KLayout runs. An episode is reset, write (the task's gold deck), run, submit.
+for real KLayout runs. An episode is reset, write (the task's gold deck), run, submit. In the training
+regime a submit also makes fresh layouts and labels them with the gold deck (on its own pool, beside the
+deck's run); in the evaluation regime it grades on the hidden layouts.
 Targets: warm median run or submit <= 100 ms on a typical task, reset <= 20 ms.
 
-Run: .venv/bin/python benchmarks/drc_env.py [--tasks drc-v0] [--repeats 30] [--episodes 20]
+Run: .venv/bin/python benchmarks/drc_env.py [--tasks drc-v0] [--regime training|evaluation] [--repeats 30] [--episodes 20]
 """
 
 from __future__ import annotations
@@ -43,11 +45,13 @@ def main() -> None:
     parser.add_argument("--tasks", default="drc-v0")
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument("--regime", choices=["training", "evaluation"], default="training")
     args = parser.parse_args()
+    regime = {"regime": args.regime}
     tasks = load_tasks(args.tasks, "all")
     print(f"tasks: {len(tasks)}; hidden layouts per task: median {statistics.median(len(t.hidden_testcases) for t in tasks)}")
 
-    env = DrcScriptEnv(tasks=tasks, split="all")
+    env = DrcScriptEnv(tasks=tasks, split="all", **regime)
     env.reset(seed=0)
     env.step(act.write(tasks[0].gold_deck))
     env.step(act.run())  # workers started
@@ -80,8 +84,9 @@ def main() -> None:
         envs.close()
         return rounds * n_envs / elapsed
 
-    print(f"episodes per second, 1 env (AsyncVectorEnv of 1): {episodes_per_second(1):.1f}")
-    print(f"episodes per second, 2 envs (AsyncVectorEnv): {episodes_per_second(2):.1f}")
+    if args.regime == "training":  # evaluation grades a task once: repeated random tasks would be refused
+        print(f"episodes per second, 1 env (AsyncVectorEnv of 1): {episodes_per_second(1):.1f}")
+        print(f"episodes per second, 2 envs (AsyncVectorEnv): {episodes_per_second(2):.1f}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gdstk
 
+from chipgym.tasks.drc.task import DrcTask, Testcase
+
 WIDTH_SPACE_DECK = """
 source($input)
 report("width and space", $output)
@@ -11,6 +13,25 @@ m1 = input(1, 0)
 m1.width(0.14).output("m1.1", "met1 width < 0.14 um")
 m1.space(0.14).output("m1_2", "met1 spacing < 0.14 um")
 """
+
+
+MET1 = (68, 20)
+MET1_WIDTH_GOLD = 'source($input)\nreport("m1", $output)\ninput(68, 20).width(0.14).output("m1.1", "met1 width below 0.14 um")\n'
+
+
+def met1_width_task(folder, public: dict[str, float], hidden: dict[str, float]) -> DrcTask:
+    """A one-rule task (met1 at least 0.14 um wide) whose layouts are a wire of each given width beside a wide one."""
+
+    def case(name, width):
+        path = write_rectangles(folder / f"{name}.gds", [(0, 0, width, 2), (1, 0, 1.5, 2)], layer=MET1)
+        return Testcase(name, path.read_bytes(), {"m1.1": int(width < 0.14)})
+
+    return DrcTask(
+        id="m1-width", title="Metal 1 minimum width", description="Metal 1 (met1) must be at least 0.14 um wide.",
+        layers={"met1": MET1}, rules=(("Metal 1 must be at least 0.14 um wide.", "m1.1"),), categories=("m1.1",),
+        gold_deck=MET1_WIDTH_GOLD, public_examples=tuple(case(n, w) for n, w in public.items()),
+        hidden_testcases=tuple(case(n, w) for n, w in hidden.items()), group="sky130", split="train",
+    )
 
 
 def write_rectangles(path, rectangles, layer=(1, 0)):

@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from chipgym.engines import cgroup
 from chipgym.errors import ChipgymError
 from chipgym.scoring.profile import PROFILES, load_profile
 
@@ -92,6 +93,9 @@ def run(args) -> int:
         problem = sandbox_check()
         print(f"{'sandbox':10} {problem or 'a deck ran in a sandboxed KLayout worker'}")
         healthy = problem is None
+    no_group = cgroup.available()
+    print(f"{'cgroups':10} " + (f"none: {no_group}; sandboxes keep per-process limits only" if no_group
+                                else "each sandbox's memory and processes are capped in total"))
     print("all good" if healthy else "some tools are missing or broken: see above")
     return 0 if healthy else 1
 

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Literal, Sequence
+from typing import Sequence
 
 from chipgym.engines.klayout import DrcPool, DrcResult, DrcStatus, Marker
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
-Mode = Literal["verdicts", "markers"]
 
 
 @dataclass(frozen=True)

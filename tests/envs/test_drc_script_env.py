@@ -14,28 +14,15 @@ import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.envs import drc_actions as act
 from chipgym.envs.drc_script import DrcScriptEnv, replay
 from chipgym.tasks.drc.rule2drc import write_rule2drc
-from chipgym.tasks.drc.task import DrcTask, Testcase
-from layout_helpers import write_rectangles
+from layout_helpers import MET1, MET1_WIDTH_GOLD, met1_width_task
 
-GOLD = 'source($input)\nreport("m1", $output)\ninput(68, 20).width(0.14).output("m1.1", "met1 width < 0.14 um")\n'
-MET1 = (68, 20)
+GOLD = MET1_WIDTH_GOLD
 
 
 @pytest.fixture(scope="module")
 def tasks(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("task")
-
-    def case(name, width):
-        path = write_rectangles(folder / f"{name}.gds", [(0, 0, width, 2), (1, 0, 1.5, 2)], layer=MET1)
-        return Testcase(name, path.read_bytes(), {"m1.1": int(width < 0.14)})
-
-    task = DrcTask(
-        id="m1-width", title="Metal 1 minimum width", description="Metal 1 (met1) must be at least 0.14 um wide.",
-        layers={"met1": MET1}, rules=(("Metal 1 must be at least 0.14 um wide.", "m1.1"),), categories=("m1.1",),
-        gold_deck=GOLD, public_examples=(case("ex_narrow", 0.1), case("ex_wide", 0.3)),
-        hidden_testcases=(case("hidden_at", 0.14), case("hidden_under", 0.139), case("hidden_wide", 0.5)), group="sky130", split="train",
-    )
-    return [task]
+    hidden = {"hidden_at": 0.14, "hidden_under": 0.139, "hidden_wide": 0.5}
+    return [met1_width_task(tmp_path_factory.mktemp("task"), {"ex_narrow": 0.1, "ex_wide": 0.3}, hidden)]
 
 
 @pytest.fixture

@@ -19,29 +19,17 @@ import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.envs import drc_actions as act
 from chipgym.envs.drc_script import DrcScriptEnv
 from chipgym.tasks.drc import instances
-from chipgym.tasks.drc.task import DrcTask, Testcase
-from layout_helpers import gds_box, gds_cell, gds_header, gds_records, huge_array_gds, recursive_gds, write_rectangles
+from layout_helpers import (MET1, MET1_WIDTH_GOLD, gds_box, gds_cell, gds_header, gds_records, huge_array_gds,
+                            met1_width_task, recursive_gds)
 
-GOLD = 'source($input)\nreport("m1", $output)\ninput(68, 20).width(0.14).output("m1.1", "met1 width below 0.14 um")\n'
+GOLD = MET1_WIDTH_GOLD
 PREFIX = 'source($input)\nreport("m1", $output)\n'
-MET1 = (68, 20)
 
 
 @pytest.fixture(scope="module")
 def tasks(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("hostile-task")
-
-    def case(name, width):
-        path = write_rectangles(folder / f"{name}.gds", [(0, 0, width, 2), (1, 0, 1.5, 2)], layer=MET1)
-        return Testcase(name, path.read_bytes(), {"m1.1": int(width < 0.14)})
-
-    hidden = tuple(case(f"hidden{i}", w) for i, w in enumerate((0.1, 0.139, 0.14, 0.141, 0.3)))
-    return [DrcTask(
-        id="m1-width", title="Metal 1 minimum width", description="Metal 1 (met1) must be at least 0.14 um wide.",
-        layers={"met1": MET1}, rules=(("Metal 1 must be at least 0.14 um wide.", "m1.1"),), categories=("m1.1",),
-        gold_deck=GOLD, public_examples=(case("ex_narrow", 0.12), case("ex_wide", 0.25)),
-        hidden_testcases=hidden, group="sky130", split="train",
-    )]
+    hidden = {f"hidden{i}": width for i, width in enumerate((0.1, 0.139, 0.14, 0.141, 0.3))}
+    return [met1_width_task(tmp_path_factory.mktemp("hostile-task"), {"ex_narrow": 0.12, "ex_wide": 0.25}, hidden)]
 
 
 @pytest.fixture(scope="module", params=["training", "evaluation"])
