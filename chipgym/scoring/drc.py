@@ -25,7 +25,6 @@ from chipgym.engines.klayout import DrcPool, DrcResult, DrcStatus, Marker
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
 
-
 @dataclass(frozen=True)
 class Mismatch:
     """One layout and category where the deck disagrees with the label (or, in markers mode, the gold markers)."""
