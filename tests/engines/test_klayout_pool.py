@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from chipgym.engines.klayout import DrcCache, DrcJob, DrcStatus, read_report_counts
+from chipgym.engines.klayout import CategoryResult, DrcCache, DrcJob, DrcResult, DrcStatus, read_report_counts
 from chipgym.engines.sandbox import processes_of
 from layout_helpers import WIDTH_SPACE_DECK
 
@@ -69,6 +69,17 @@ def test_cache_serves_repeated_runs_and_persists(layouts, tmp_path, pool):
     cache.put(key, first)
     assert DrcCache(directory=tmp_path / "cache").get(key) == first
     assert pool.cache.get(key) == first
+
+
+def test_the_cache_is_bounded_in_bytes_not_only_in_results():
+    """Results with 5,000 markers each (about 150 kB of JSON) in a cache of 1 MB."""
+    big = DrcResult(DrcStatus.OK, "", {"all": CategoryResult(5000, tuple(("box", (i, i, i + 5, i + 5)) for i in range(5000)))})
+    cache = DrcCache(size=1000, max_bytes=1 << 20)
+    keys = [DrcCache.key(f"deck {i}", b"layout", 10_000) for i in range(20)]
+    for key in keys:
+        cache.put(key, big)
+    kept = [i for i, key in enumerate(keys) if cache.get(key)]
+    assert 0 < len(kept) < 20 and kept == list(range(20 - len(kept), 20))  # the newest stay
 
 
 def test_missing_layout_names_the_file(pool, tmp_path):
