@@ -32,7 +32,7 @@ import json
 import os
 import string
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -89,6 +89,7 @@ class _Episode:
     done: bool = False
     last_layout: bytes | Path | None = None
     last_markers: dict = field(default_factory=dict)
+    fresh: Future | None = None  # training: this episode's fresh layouts and the gold deck's results on them
 
 
 class DrcScriptEnv(gym.Env):
@@ -153,12 +154,14 @@ class DrcScriptEnv(gym.Env):
         self.observation_space = spaces.Dict(fields)
         self.action_space = spaces.Text(max_length=drc_actions.MAX_ACTION, min_length=0, charset=CHARSET)
         # Three pools: the agent's decks on its own tests, the agent's decks on hidden layouts, and the gold
-        # deck (started when first needed). No deck sees both the agent's tests and a hidden layout, and the
+        # deck (where it is needed). No deck sees both the agent's tests and a hidden layout, and the
         # gold deck never runs where an agent's deck has run. Fresh layouts are never seen twice: no cache.
         self.timeout = timeout
         self._pool = DrcPool(workers=1, timeout=timeout)
         self._grader = DrcPool(workers=1, timeout=timeout, cache=DrcCache(size=0) if regime == "training" else None)
-        self._gold: DrcPool | None = None
+        needs_gold = regime == "training" or grade == "markers"
+        self._gold = DrcPool(workers=1, timeout=timeout, cache=DrcCache(size=0)) if needs_gold else None
+        self._labeller = ThreadPoolExecutor(1, thread_name_prefix="chipgym-fresh")
         self._gold_hidden: dict[str, list[DrcResult]] = {}  # evaluation + markers: per task, in hidden order
         self._submitted: set[str] = set()  # evaluation: the tasks already graded
         self._examples_text: dict[str, str] = {}
@@ -182,6 +185,8 @@ class DrcScriptEnv(gym.Env):
             task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         script = f'source($input)\nreport("{task.id}", $output)\n'
         self._episode = _Episode(task, script, feedback=f"New task {task.id}. Write a deck, then submit.")
+        if self.regime == "training":  # labelled while the agent works, so that submit waits only for its deck
+            self._episode.fresh = self._labeller.submit(self._fresh_cases, task, int(self.np_random.integers(2**63)))
         self._log = {"config": self.config, "seed": seed, "options": {"task": task.id}, "steps": []}
         return self._observation(), self._info()
 
@@ -264,7 +269,7 @@ class DrcScriptEnv(gym.Env):
         task = episode.task
         if self.regime == "evaluation" and task.id in self._submitted:
             raise ActionError(f"submit: task {task.id} was already graded; the evaluation regime grades each task once")
-        result = self._grade(task, episode.script)
+        result = self._grade(episode)
         if result.unavailable:
             episode.feedback = f"Submitted, but grading is unavailable (not the deck's fault): {result.unavailable}."
             return 0.0, True, {"status": "unavailable", "reason": result.unavailable}
@@ -285,32 +290,32 @@ class DrcScriptEnv(gym.Env):
         return reward, True, {"grade": grade_info(result)}
 
     # -- grading ----------------------------------------------------------------------------------------------
-    def _grade(self, task: DrcTask, deck: str) -> Grade:
+    def _grade(self, episode: _Episode) -> Grade:
         """The deck's grade on fresh layouts (training) or the hidden ones in a new order (evaluation)."""
-        markers = self.grade_mode == "markers"
-        if self.regime == "training":
-            for _ in range(FRESH_TRIES):
-                count = max(len(task.hidden_testcases), instances.MIN_FRESH)
-                layouts = instances.fresh_layouts(task.hidden_testcases, self.np_random, count)
-                with ThreadPoolExecutor(1) as background:  # the deck runs while the gold deck labels the layouts
-                    results = background.submit(self._grader.run, deck, layouts)
-                    gold = self._gold_pool().run(task.gold_deck, layouts)
-                    cases = instances.label_fresh(layouts, gold, task.categories)
-                    if cases is not None:
-                        return compare(cases, task.categories, results.result(), gold if markers else None)
+        task = episode.task
+        if episode.fresh is not None and (fresh := episode.fresh.result()) is not None:
+            cases, gold = fresh
+            results = self._grader.run(episode.script, [case.gds for case in cases])
+            return compare(cases, task.categories, results, gold if self.grade_mode == "markers" else None)
         order = [int(i) for i in self.np_random.permutation(len(task.hidden_testcases))]
         cases = [task.hidden_testcases[i] for i in order]
         gold = None
-        if markers:
+        if self.grade_mode == "markers":
             if task.id not in self._gold_hidden:
-                self._gold_hidden[task.id] = self._gold_pool().run(task.gold_deck, [c.gds for c in task.hidden_testcases])
+                self._gold_hidden[task.id] = self._gold.run(task.gold_deck, [c.gds for c in task.hidden_testcases])
             gold = [self._gold_hidden[task.id][i] for i in order]
-        return compare(cases, task.categories, self._grader.run(deck, [case.gds for case in cases]), gold)
+        return compare(cases, task.categories, self._grader.run(episode.script, [case.gds for case in cases]), gold)
 
-    def _gold_pool(self) -> DrcPool:
-        if self._gold is None:
-            self._gold = DrcPool(workers=1, timeout=self.timeout, cache=DrcCache(size=0))
-        return self._gold
+    def _fresh_cases(self, task: DrcTask, seed: int) -> tuple[list[Testcase], list[DrcResult]] | None:
+        """Fresh layouts labelled by the gold deck, or None when FRESH_TRIES sets in a row did not discriminate
+        every category (then the hidden layouts themselves are graded)."""
+        rng = np.random.default_rng(seed)
+        for _ in range(FRESH_TRIES):
+            layouts = instances.fresh_layouts(task.hidden_testcases, rng, max(len(task.hidden_testcases), instances.MIN_FRESH))
+            gold = self._gold.run(task.gold_deck, layouts)
+            if (cases := instances.label_fresh(layouts, gold, task.categories)) is not None:
+                return cases, gold
+        return None
 
     # -- observations ---------------------------------------------------------------------------------------
     def _observation(self) -> dict[str, str]:
@@ -371,6 +376,8 @@ class DrcScriptEnv(gym.Env):
         Path(path).write_text(json.dumps(self._log, indent=1))
 
     def close(self):
+        if (labeller := getattr(self, "_labeller", None)) is not None:
+            labeller.shutdown(wait=True, cancel_futures=True)
         for pool in (getattr(self, "_pool", None), getattr(self, "_grader", None), getattr(self, "_gold", None)):
             if pool is not None:
                 pool.close()
