@@ -377,6 +377,7 @@ class KlayoutWorker:
         self._control: _Lines | None = None
         self._results: _Lines | None = None
         self._ready = self._has_started = False
+        self._cleaning = False  # "end" was sent; its reply (is the sandbox clean?) is read before the next job
 
     @property
     def pid(self) -> int | None:
@@ -456,6 +457,10 @@ class KlayoutWorker:
         return [lost] * len(layouts)
 
     def _run_job(self, deck, layouts, timeout, max_markers, kind) -> list[dict | DrcResult]:
+        if self.process is not None and self._cleaning:
+            self._cleaning = False
+            if not self._reply(self.CONTROL_TIMEOUT).get("clean"):
+                self.stop()  # this job starts in a fresh sandbox
         if self.process is None:
             self.start()
         if not self._ready:
@@ -474,9 +479,8 @@ class KlayoutWorker:
                     results.append(DrcResult(DrcStatus.TIMEOUT, f"the deck ran longer than {timeout} s on one layout and was killed"))
                     skipped = DrcResult(DrcStatus.TIMEOUT, "not run: the deck had to be killed on an earlier layout")
                     return results + [skipped] * (len(layouts) - index - 1)
-            self._send({"op": "end"})
-            if not self._reply(self.CONTROL_TIMEOUT).get("clean"):
-                self.stop()  # the next job starts in a fresh sandbox
+            self._send({"op": "end"})  # the worker cleans up while the caller reads the results
+            self._cleaning = True
             return results
         finally:
             self._clear_stage()
@@ -549,6 +553,7 @@ class KlayoutWorker:
             stream.close()
         os.close(self._results.fd)
         self.process = self._control = self._results = None
+        self._cleaning = False
         self.sandbox.wait_for_exit()
 
     def close(self) -> None:
