@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Mapping
 
+from chipgym.tasks.chip.design import MAX_PERIOD_PS
+
 OPS = ("write", "patch", "delete", "set_clock", "check", "submit")
 MAX_FILE = 200_000  # characters of one file
 MAX_PATH = 120  # characters of a path
-MAX_PERIOD_PS = 1_000_000
 PATH_CHARS = re.compile(r"[A-Za-z0-9_.\-/]+")
 
 
