@@ -486,7 +486,8 @@ def _doc(function) -> str:
 def _workloads_text() -> str:
     lines = [
         "The public check runs these programs, each with exact memories and, when that passes, with "
-        f"{STALL_PERMILLE / 10:g}% random memory stalls. " + _doc(workloads.programs),
+        f"{STALL_PERMILLE / 10:g}% random memory stalls and stall bursts of tens to hundreds of cycles. "
+        + _doc(workloads.programs),
         "Random programs: " + _doc(workloads.random_program),
         "Grading adds held-out kernels: the same kernels resized, with other data and renamed registers.",
         "",

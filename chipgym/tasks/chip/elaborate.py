@@ -42,7 +42,7 @@ def elaborate(design: Design, defines: tuple[str, ...]) -> Elaboration:
         result = run_tool(["yosys", "-q", "-l", str(Path(tmp) / "log"), "-p", script], cwd=design.root,
                           readable=(design.root,), writable=(tmp,), timeout=ELABORATION_SECONDS,
                           memory=ELABORATION_MEMORY)
-        log = (Path(tmp) / "log").read_text() if (Path(tmp) / "log").exists() else ""
+        log = (Path(tmp) / "log").read_text(errors="replace") if (Path(tmp) / "log").exists() else ""
         if not result.ok:
             errors = [l for l in (result.stderr + log).splitlines() if "ERROR" in l] or [result.tail()]
             return Elaboration(problems=[f"yosys: {errors[0].strip()}"])
