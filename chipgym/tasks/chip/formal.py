@@ -4,9 +4,10 @@ A properties file defines a wrapper module named by ``top`` that instantiates th
 states ``assume``/``assert`` properties. The design's own assertions and assumptions are removed
 first (an ``assume`` in the design could otherwise make every property hold vacuously). Yosys lowers
 the model to an AIGER circuit of AND gates (assertions become bad-state outputs, assumptions
-constraints) and ABC's bit-level ``bmc3`` searches it; each failing assertion is reported with its
-source line. On the CPU fixtures ``bmc3`` reaches 48 cycles in a few seconds, where yosys-smtbmc with
-z3 needed ~75 s for 12.
+constraints); ABC merges registers and signals it proves equivalent (``scorr``), rewrites the logic
+(``dc2``) and searches the result with its bit-level ``bmc3``. A failing assertion is reported with its
+source line and cycle. On the CPU fixtures this reaches 64 cycles in 5-12 s of CPU, where yosys-smtbmc with
+z3 needed 45-100 s for 12 (docs/scoring.md).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ BMC_TIMEOUT = 600
 
 def formal_check(design: Design, properties: Path, depth: int, top: str = "chipgym_formal") -> list[str]:
     """Problems found within ``depth`` cycles (empty if every assertion holds), cached by content."""
-    cached = cache_dir("formal") / f"{design.digest(properties.read_text(), str(depth), top, 'abc-bmc3')}.json"
+    cached = cache_dir("formal") / f"{design.digest(properties.read_text(), str(depth), top, 'abc-scorr-dc2-bmc3')}.json"
     if cached.is_file():
         return json.loads(cached.read_text())
     problems = _formal_check(design, properties, depth, top)
@@ -51,8 +52,8 @@ def _formal_check(design: Design, properties: Path, depth: int, top: str) -> lis
                          readable=(design.root, properties.resolve().parent), writable=(tmp,))
         if not synth.ok:
             return [f"yosys could not prepare the formal model: {synth.tail(5)}"]
-        bmc = run_tool(["yosys-abc", "-c", f"read_aiger {aiger}; fold; strash; bmc3 -F {depth}"], cwd=tmp,
-                       timeout=BMC_TIMEOUT, writable=(tmp,))
+        abc = f"read_aiger {aiger}; fold; strash; scorr; dc2; bmc3 -F {depth}"
+        bmc = run_tool(["yosys-abc", "-c", abc], cwd=tmp, timeout=BMC_TIMEOUT, writable=(tmp,))
         names = asserts.read_text().split()
     if bmc.ok and f"No output asserted in {depth} frames" in bmc.stdout:
         return []

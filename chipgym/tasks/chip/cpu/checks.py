@@ -26,7 +26,7 @@ DV = Path(__file__).parent / "dv"
 RETIRE = "CHIPGYM_RETIRE"
 STALL_PERMILLE = 250
 TIMED_OUT = "timed out after"  # in the error of a simulation that run_tool killed
-FORMAL_DEPTH = 40  # cycles after reset that bmc3 covers (see docs/scoring.md for times)
+FORMAL_DEPTH = 64  # cycles after reset that bmc3 covers (see docs/scoring.md for times)
 
 
 def _ports(design: Design, report: CheckReport) -> bool:
