@@ -24,11 +24,12 @@ UNCLASSIFIED = "the formal engine failed"  # a failure that names no assertion (
 ASSERTED = re.compile(r"Output (\d+) of miter .* was asserted in frame (\d+)")
 SOURCE_LINE = re.compile(r":(\d+)\$\d+$")  # Yosys names an assert cell $assert$<file>:<line>$<id>
 BMC_TIMEOUT = 600
+ABC_SCRIPT = "read_aiger {aiger}; fold; strash; scorr; dc2; bmc3 -F {depth}"
 
 
 def formal_check(design: Design, properties: Path, depth: int, top: str = "chipgym_formal") -> list[str]:
     """Problems found within ``depth`` cycles (empty if every assertion holds), cached by content."""
-    cached = cache_dir("formal") / f"{design.digest(properties.read_text(), str(depth), top, 'abc-scorr-dc2-bmc3')}.json"
+    cached = cache_dir("formal") / f"{design.digest(properties.read_text(), str(depth), top, ABC_SCRIPT)}.json"
     if cached.is_file():
         return json.loads(cached.read_text())
     problems = _formal_check(design, properties, depth, top)
@@ -52,8 +53,8 @@ def _formal_check(design: Design, properties: Path, depth: int, top: str) -> lis
                          readable=(design.root, properties.resolve().parent), writable=(tmp,))
         if not synth.ok:
             return [f"yosys could not prepare the formal model: {synth.tail(5)}"]
-        abc = f"read_aiger {aiger}; fold; strash; scorr; dc2; bmc3 -F {depth}"
-        bmc = run_tool(["yosys-abc", "-c", abc], cwd=tmp, timeout=BMC_TIMEOUT, writable=(tmp,))
+        bmc = run_tool(["yosys-abc", "-c", ABC_SCRIPT.format(aiger=aiger, depth=depth)], cwd=tmp,
+                       timeout=BMC_TIMEOUT, writable=(tmp,))
         names = asserts.read_text().split()
     if bmc.ok and f"No output asserted in {depth} frames" in bmc.stdout:
         return []
