@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # python3 runs timing models in the sandbox; opensta, qflow-tech-osu018 and qflow score chip designs
-APT_PACKAGES=(klayout bubblewrap util-linux verilator yosys z3 g++ make python3 opensta qflow-tech-osu018 qflow)
+APT_PACKAGES=(klayout bubblewrap util-linux verilator yosys g++ make python3 opensta qflow-tech-osu018 qflow)
 VENV=.venv
 
 log() { echo "[chipgym] $*" >&2; }

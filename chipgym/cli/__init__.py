@@ -7,9 +7,11 @@ Each command group lives in its own module and adds its subcommands to the parse
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from chipgym.cli import chip, doctor, drc, pdk
+from chipgym.engines.tools import interrupt_all
 from chipgym.errors import ChipgymError
 
 INFRASTRUCTURE_FAILURE = 2
@@ -25,8 +27,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum: int, frame) -> None:
+    """SIGTERM unwinds like Ctrl-C: running tools stop and every temporary folder is removed."""
+    interrupt_all()
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         return args.handler(args)
     except (ChipgymError, OSError, ValueError) as error:

@@ -13,15 +13,31 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import IO, Iterable
 
 from chipgym.engines.sandbox import Mount, Sandbox
+from chipgym.errors import ChipgymError
 
 TOOL_MEMORY = 8 << 30  # bytes of address space per process: a C++ compile of a Verilated CPU needs a few GB
 TOOL_PROCESSES = 256
+MAX_OUTPUT = 16 << 20  # bytes of stdout and of stderr kept; a tool that writes more is stopped
+
+
+_interrupted = threading.Event()
+
+
+class ToolInterrupted(ChipgymError):
+    """The tool was stopped because :func:`interrupt_all` was called (the process is shutting down)."""
+
+
+def interrupt_all() -> None:
+    """Stops every running and later tool run of this process, so that each removes its staged copies of
+    the design (e.g. on SIGTERM, from the main thread's signal handler)."""
+    _interrupted.set()
 
 
 @dataclass(frozen=True)
@@ -50,15 +66,18 @@ def run_tool(
     timeout: float = 600,
     readable: Iterable[Path] = (),
     writable: Iterable[Path] = (),
+    memory: int = TOOL_MEMORY,
 ) -> ToolResult:
-    """Run ``argv`` in the sandbox and capture its output; ``cwd`` must be one of the named folders.
+    """Run ``argv`` in the sandbox and capture its output; ``cwd`` must be one of the named folders; ``memory``
+    caps each process's address space (bytes).
 
     Readable folders are copied for the call (so that the sandbox's own uid can read them wherever they
-    are); writable ones are given to that uid.
+    are); writable ones are given to that uid. Output is decoded leniently (a stray byte becomes U+FFFD);
+    a tool that writes more than MAX_OUTPUT bytes to either stream is stopped and fails.
     """
     with tempfile.TemporaryDirectory(prefix="chipgym-tool-") as stage:
         os.chmod(stage, 0o755)
-        sandbox = Sandbox(memory_bytes=TOOL_MEMORY, processes=TOOL_PROCESSES)
+        sandbox = Sandbox(memory_bytes=memory, processes=TOOL_PROCESSES)
         for index, folder in enumerate(Path(p).resolve() for p in readable):
             copy = Path(stage) / str(index)
             shutil.copytree(folder, copy, symlinks=True)
@@ -69,13 +88,58 @@ def run_tool(
                 os.chown(folder, sandbox.uid, sandbox.uid)
             sandbox.mounts.append(Mount(folder, str(folder), writable=True))
         command = sandbox.command(argv, cwd=str(Path(cwd).resolve()) if cwd else "/tmp")
-        start = time.monotonic()
-        try:
-            p = subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout or ""
-            return ToolResult(tuple(argv), -9, out, f"timed out after {timeout} s", time.monotonic() - start, True)
-        return ToolResult(tuple(argv), p.returncode, p.stdout, p.stderr, time.monotonic() - start)
+        return _run(command, stdin.encode() if stdin is not None else None, timeout, tuple(argv))
+
+
+def _run(command: list[str], stdin: bytes | None, timeout: float, argv: tuple[str, ...]) -> ToolResult:
+    """Runs ``command``, keeping at most MAX_OUTPUT bytes of each output stream; kills it on timeout, on
+    more output than that, and when the caller is interrupted (so that its staged files can be removed)."""
+    start = time.monotonic()
+    stop = threading.Event()
+    out, err = bytearray(), bytearray()
+    p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    threads = [threading.Thread(target=_feed, args=(p.stdin, stdin or b"")),
+               threading.Thread(target=_drain, args=(p.stdout, out, stop)),
+               threading.Thread(target=_drain, args=(p.stderr, err, stop)),
+               threading.Thread(target=lambda: (p.wait(), stop.set()))]
+    try:
+        for thread in threads:
+            thread.start()
+        while not stop.wait(min(1.0, max(0.0, start + timeout - time.monotonic()))):
+            if _interrupted.is_set():
+                raise ToolInterrupted(f"{argv[0]}: stopped, this process is shutting down")
+            if time.monotonic() >= start + timeout:
+                break
+        finished = stop.is_set()
+    finally:
+        if p.poll() is None:
+            p.kill()
+        for thread in threads:
+            thread.join()
+    seconds = time.monotonic() - start
+    stdout, stderr = (bytes(b).decode("utf-8", errors="replace") for b in (out, err))
+    if not finished:
+        return ToolResult(argv, -9, stdout, f"timed out after {timeout} s", seconds, True)
+    if len(out) > MAX_OUTPUT or len(err) > MAX_OUTPUT:
+        return ToolResult(argv, -9, stdout, stderr + f"\nstopped: more than {MAX_OUTPUT} bytes of output", seconds)
+    return ToolResult(argv, p.returncode, stdout, stderr, seconds)
+
+
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.close()
+    except (BrokenPipeError, ValueError):  # the tool exited (or was killed) before reading all of it
+        pass
+
+
+def _drain(stream: IO[bytes], kept: bytearray, stop: threading.Event) -> None:
+    """Reads ``stream`` to its end into ``kept``; past MAX_OUTPUT bytes keeps one more and sets ``stop``."""
+    while chunk := stream.read1(1 << 16):
+        if len(kept) <= MAX_OUTPUT:
+            kept += chunk[: MAX_OUTPUT + 1 - len(kept)]
+        if len(kept) > MAX_OUTPUT:
+            stop.set()
 
 
 def _open_to_all(folder: Path) -> None:

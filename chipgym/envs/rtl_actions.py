@@ -26,11 +26,11 @@ from pathlib import PurePosixPath
 from typing import Mapping
 
 from chipgym.envs.json_action import ActionError, decode, text_field
+from chipgym.tasks.chip.design import MAX_PERIOD_PS
 
 OPS = ("write", "patch", "delete", "set_clock", "check", "submit")
 MAX_FILE = 200_000  # characters of one file
 MAX_PATH = 120  # characters of a path
-MAX_PERIOD_PS = 1_000_000
 MAX_ACTION = 4 * MAX_FILE  # characters of one action (a patch of a whole file fits)
 PATH_CHARS = re.compile(r"[A-Za-z0-9_.\-/]+")
 

@@ -443,11 +443,12 @@ def _verdict(outcome: CheckOutcome, total: int) -> str:
 
 
 def _public_score(details: dict[str, Any]) -> dict[str, Any]:
-    """The score without what would tell about the held-out kernels: the cache key (a hash of the seed
-    among public things) and the figures of each held-out kernel (the totals include them). Failures and
-    the reason are given apart, with the design folder's path cut."""
+    """The score without what would tell about the held-out kernels beyond T, E, A and the reward: the cache
+    key (a hash of the seed among public things), the cycle and retirement totals (they include the held-out
+    kernels) and the figures of each held-out kernel. Failures and the reason are given apart, with the
+    design folder's path cut."""
     workloads = {name: figures for name, figures in details.get("workloads", {}).items() if name in KERNELS}
-    kept = {k: v for k, v in details.items() if k not in ("key", "failures", "reason")}
+    kept = {k: v for k, v in details.items() if k not in ("key", "failures", "reason", "cycles", "retired")}
     return {**kept, "workloads": workloads}
 
 
@@ -489,7 +490,8 @@ def _doc(function) -> str:
 def _workloads_text() -> str:
     lines = [
         "The public check runs these programs, each with exact memories and, when that passes, with "
-        f"{STALL_PERMILLE / 10:g}% random memory stalls. " + _doc(workloads.programs),
+        f"{STALL_PERMILLE / 10:g}% random memory stalls and stall bursts of tens to hundreds of cycles. "
+        + _doc(workloads.programs),
         "Random programs: " + _doc(workloads.random_program),
         "Grading adds held-out kernels: the same kernels resized, with other data and renamed registers.",
         "",

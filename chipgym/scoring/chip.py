@@ -44,7 +44,7 @@ from chipgym.scoring.synthesis import FLOW_VERSION, FlowUnavailable, Netlist, Sy
 from chipgym.scoring.timing import Timing, check_timing
 from chipgym.tasks.chip.check import check_design
 from chipgym.tasks.chip.cpu.arch import load_arch
-from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed as resolve_seed, heldout_programs
+from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed as resolve_seed, heldout_failure, heldout_programs
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel
 from chipgym.tasks.chip.design import Design, DesignError, load_design
@@ -208,12 +208,13 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
     latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
     programs = [kernel(name) for name in sorted(KERNELS)] + (heldout_programs(seed) if seed is not None else [])
     with timed("gate-level simulation"):
-        for program in programs:
+        for index, program in enumerate(programs):
             stage(f"gate-level: {program.name}")
             reference = execute(program, arch)
             run = built.simulator.run(reference, arch, latency)
             if run.problem:
-                score.status, score.failures = "failed", [("gate-level", f"synthesized netlist: {run.problem}")]
+                shown = run.problem if index < len(KERNELS) else heldout_failure(index - len(KERNELS))
+                score.status, score.failures = "failed", [("gate-level", f"synthesized netlist: {shown}")]
                 return
             seconds = run.cycles * design.clock_period_ps * 1e-12
             joules = built.energy.energy(run.toggles, run.cycles, seconds)

@@ -223,8 +223,8 @@ def test_close_removes_the_design_folder(env):
 def fake_score(status: str, reward: float = 0.0, failures=(), reason: str = "") -> ChipScore:
     workloads = {"memcpy": {"T_us": 1.0}, "heldout-0-crc32": {"T_us": 2.0}}
     return ChipScore(status, reward, "osu018", key="0" * 64, failures=list(failures), reason=reason, T_us=1.5,
-                     E_nJ=2.0, A_um2=3.0, cost=3.0, period_ps=2500, slack_ps=10.0, cells=900, workloads=workloads,
-                     seconds={"check": 2.0})
+                     E_nJ=2.0, A_um2=3.0, cost=3.0, period_ps=2500, slack_ps=10.0, cells=900, cycles=12345,
+                     retired=678, workloads=workloads, seconds={"check": 2.0})
 
 
 @pytest.fixture
@@ -253,6 +253,7 @@ def test_submit_passes_the_grading_seed_and_never_shows_it(fake_scoring, tmp_pat
     assert obs["feedback"].startswith("Submitted: accepted, reward 0.2500 (osu018): cost 3 = T 1.5 us")
     assert info["score"]["T_us"] == 1.5 and info["seconds"]["submit"] == {"check": 2.0}
     assert info["score"]["workloads"] == {"memcpy": {"T_us": 1.0}} and "key" not in info["score"]
+    assert not {"cycles", "retired"} & set(info["score"])  # totals over held-out kernels too
     env.save_episode(tmp_path / "episode.json")
     shown = json.dumps([obs, info]) + (tmp_path / "episode.json").read_text()
     assert str(SECRET_SEED) not in shown

@@ -103,3 +103,22 @@ def test_a_design_that_exhausts_memory_fails_the_check(env):
     env.step(act.write(RTL, with_block("")))
     obs, *_, info = env.step(act.check())
     assert info["status"] == "ok", obs["feedback"]
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (act.write("design.toml", 'top = "chipgym_cpu"\nclock_period_ps = inf\n'), "clock_period_ps must be an integer"),
+    (act.write("rtl/extra.v/readme.txt", "a folder named like a Verilog file"), "rtl/extra.v is not a file"),
+])
+def test_inputs_that_crashed_the_grader_are_design_failures(env, edit, expected):
+    # they raised OverflowError and IsADirectoryError out of env.step
+    env.step(edit)
+    obs, reward, terminated, truncated, info = env.step(act.check())
+    assert info["status"] == "failed" and info["check"]["failed_checks"] == ["design"], obs["feedback"]
+    assert expected in obs["feedback"]
+
+
+def test_a_design_printing_a_byte_that_is_not_utf8_is_checked(env):
+    # it raised UnicodeDecodeError out of env.step
+    env.step(act.write(RTL, with_block('`ifdef VERILATOR\n  initial $write("%c\\n", 8\'hff);\n`endif\n')))
+    obs, reward, terminated, truncated, info = env.step(act.check())
+    assert info["status"] == "ok", obs["feedback"]

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+MAX_PERIOD_PS = 1_000_000  # 1 us: slower than any profile's slowest honest core by far
+
+
 class DesignError(ValueError):
     """The design folder is malformed (missing files or keys)."""
 
@@ -49,14 +52,16 @@ def load_design(path: str | Path, profile: str | None = None) -> Design:
     if not toml.is_file():
         raise DesignError(f"{root}: no design.toml")
     try:
-        meta = tomllib.loads(toml.read_text())
-        top, period = str(meta["top"]), int(meta["clock_period_ps"])
-        period = int(meta.get("profile", {}).get(profile, {}).get("clock_period_ps", period))
-    except (tomllib.TOMLDecodeError, KeyError, ValueError, AttributeError, TypeError) as e:
+        meta = tomllib.loads(toml.read_text(encoding="utf-8", errors="replace"))
+        top, period = str(meta["top"]), meta["clock_period_ps"]
+        period = meta.get("profile", {}).get(profile, {}).get("clock_period_ps", period)
+    except (tomllib.TOMLDecodeError, KeyError, AttributeError) as e:
         raise DesignError(f"{toml}: needs top = \"...\" and clock_period_ps = N ({e})") from None
-    if period <= 0:
-        raise DesignError(f"{toml}: clock_period_ps must be positive")
+    if type(period) is not int or not 0 < period <= MAX_PERIOD_PS:
+        raise DesignError(f"{toml}: clock_period_ps must be an integer from 1 to {MAX_PERIOD_PS}, not {period!r}")
     rtl = tuple(sorted((root / "rtl").glob("*.v")))
     if not rtl:
         raise DesignError(f"{root}: no rtl/*.v files")
+    if folders := [p.name for p in rtl if not p.is_file()]:
+        raise DesignError(f"{root}: rtl/{folders[0]} is not a file")
     return Design(root, top, period, rtl, root / "model" / "timing_model.py")

@@ -17,6 +17,9 @@ from pathlib import Path
 from chipgym.tasks.chip.design import Design
 from chipgym.engines.tools import run_tool
 
+# An honest CPU elaborates in ~2 s and 80 MB; a recursive `include grows Yosys by ~40 MB/s until a bound stops it.
+ELABORATION_SECONDS = 60
+ELABORATION_MEMORY = 512 << 20
 FATAL = re.compile(r"found logic loop|multiple conflicting drivers", re.I)
 
 
@@ -37,8 +40,9 @@ def elaborate(design: Design, defines: tuple[str, ...]) -> Elaboration:
             f"check; write_json {out}"
         )
         result = run_tool(["yosys", "-q", "-l", str(Path(tmp) / "log"), "-p", script], cwd=design.root,
-                          readable=(design.root,), writable=(tmp,))
-        log = (Path(tmp) / "log").read_text() if (Path(tmp) / "log").exists() else ""
+                          readable=(design.root,), writable=(tmp,), timeout=ELABORATION_SECONDS,
+                          memory=ELABORATION_MEMORY)
+        log = (Path(tmp) / "log").read_text(errors="replace") if (Path(tmp) / "log").exists() else ""
         if not result.ok:
             errors = [l for l in (result.stderr + log).splitlines() if "ERROR" in l] or [result.tail()]
             return Elaboration(problems=[f"yosys: {errors[0].strip()}"])

@@ -1,4 +1,4 @@
-"""The formal gate proves the protocol properties of a fixture (bounded, yosys-smtbmc + z3)."""
+"""The formal gate proves the protocol properties of a fixture (bounded, ABC bmc3)."""
 from pathlib import Path
 
 from chipgym.tasks.chip.cpu.checks import DV, FORMAL_DEPTH

@@ -33,6 +33,11 @@ def grading_seed(seed: int | None = None) -> int:
     return int(os.environ[SEED_ENV], 0)
 
 
+def heldout_failure(index: int | None) -> str:
+    """All a failure on held-out program ``index`` (None: on every one) may say, beside the check's name."""
+    return "held-out programs" if index is None else f"held-out program {index}"
+
+
 def heldout_programs(seed: int | None = None, count: int = 8) -> list[Program]:
     """``count`` held-out programs: renamed, resized kernels and one long random program."""
     rng = random.Random(grading_seed(seed))

@@ -31,7 +31,7 @@ from types import SimpleNamespace
 def attrs(v):
     if isinstance(v, dict):
         items = {k: attrs(x) for k, x in v.items()}
-        return SimpleNamespace(**items) if all(k.isidentifier() for k in items) else items
+        return SimpleNamespace(**items) if items and all(k.isidentifier() for k in items) else items
     return [attrs(x) for x in v] if isinstance(v, list) else v
 
 out = os.fdopen(os.dup(1), "w")

@@ -33,7 +33,16 @@ struct Port {  // one memory port: in-order responses, optional random stalls
   uint64_t last_due = 0;
   bool held = false;  // a request was valid and not accepted last cycle
   uint32_t held_addr = 0, held_wdata = 0, held_we = 0;
+  uint32_t burst = 0;  // cycles left of a stall burst
 };
+
+// Request ready of one port this cycle: with stalls on (permille > 0), single stalled cycles at permille, and
+// at permille / 50 a burst of 8-63 stalled cycles or (one burst in 8) a window of 100-299.
+static bool ready(Port& p, Rng& rng, uint32_t permille) {
+  if (!p.burst && rng.chance(permille / 50)) p.burst = rng.next() % 8 ? 8 + rng.next() % 56 : 100 + rng.next() % 200;
+  if (p.burst) { p.burst--; return false; }
+  return !rng.chance(permille);
+}
 
 static void fail(uint64_t cyc, const char* kind, const char* what, const char* port) {
   printf("%s E %s cycle %llu: %s %s\n", nonce, kind, (unsigned long long)cyc, port, what);
@@ -77,8 +86,8 @@ int main(int argc, char** argv) {
 #endif
   for (uint64_t cyc = 0;; cyc++) {
     if (end < 0 && cyc >= watchdog) fail(cyc, "watchdog", "no halt or fault within the cycle budget", "core");
-    top->imem_req_ready = !rng.chance(permille);
-    top->dmem_req_ready = !rng.chance(permille);
+    top->imem_req_ready = ready(ip, rng, permille);
+    top->dmem_req_ready = ready(dp, rng, permille);
     top->imem_resp_valid = !ip.pending.empty() && ip.pending.front().first <= cyc;
     top->imem_resp_rdata = top->imem_resp_valid ? ip.pending.front().second : 0;
     top->dmem_resp_valid = !dp.pending.empty() && dp.pending.front().first <= cyc;
