@@ -91,13 +91,16 @@ def test_a_lookup_table_of_every_hidden_label_earns_nothing_in_training(tasks):
     """The end product of probing: a deck that knows each hidden layout's label by its hash and checks no rule."""
     table = {hashlib.sha256(c.gds).hexdigest(): c.labels["m1.1"] for c in tasks[0].hidden_testcases}
     lookup = (
-        'require "digest"\n' + PREFIX + f"table = {json.dumps(table)}\n"
+        'require "digest"\n' + PREFIX + f"table = JSON.parse(%q({json.dumps(table)}))\n"
         'input(68, 20).output("m1.1", "w") if table[Digest::SHA256.file($input).hexdigest] == 1\n'
     )
     env = DrcScriptEnv(tasks=tasks)
     rewards = [submit(env, lookup, seed)[1] for seed in range(3)]
     env.close()
     assert rewards == [0.0, 0.0, 0.0]
+    once = DrcScriptEnv(tasks=tasks, regime="evaluation")  # where the table is right; learning it takes probing,
+    assert submit(once, lookup)[1] == 1.0                  # which one success-only submit per task does not allow
+    once.close()
 
 
 def test_training_grades_enough_fresh_layouts_that_guessing_does_not_pay(tasks):
