@@ -70,7 +70,7 @@ def cross_check(profile_name: str, fixture: str, program: str = "memcpy") -> str
     seconds = run.cycles * design.clock_period_ps * 1e-12
     model = energy_model(simulator.module, simulator.netlist.nets, library, profile.input_slew_ps * 1e-12,
                          profile.output_load_ff * 1e-15)
-    ours = model.energy(run.toggles, run.cycles, seconds)
+    ours = model.energy(run.toggles, seconds)
     activity = sum(run.toggles) / len(run.toggles) / run.cycles
     reads = "\n".join(f"read_liberty {p}" for p in profile.liberty)
     script = f"""{reads}

@@ -2,7 +2,7 @@
 
 >>> from pathlib import Path
 >>> from chipgym.tasks.chip.design import load_design
->>> e = elaborate(load_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle"), defines=())
+>>> e = elaborate(load_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle"))
 >>> e.problems, e.ports["halted"]
 ([], ('output', 1))
 """
@@ -26,18 +26,17 @@ class Elaboration:
     problems: list[str] = field(default_factory=list)
 
 
-def elaborate(design: Design, defines: tuple[str, ...]) -> Elaboration:
-    """Read, elaborate and flatten ``design.top`` with the ``defines``; report ports and problems."""
+def elaborate(design: Design) -> Elaboration:
+    """Read, elaborate and flatten ``design.top``; report ports and problems."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "netlist.json"
-        flags = " ".join(f"-D{d}" for d in defines)
         files = " ".join(f'"{p}"' for p in design.rtl)
         script = (
-            f"read_verilog {flags} {files}; hierarchy -check -top {design.top}; proc; flatten; "
+            f"read_verilog -nopp {files}; hierarchy -check -top {design.top}; proc; flatten; "
             f"check; write_json {out}"
         )
-        result = run_tool(["yosys", "-q", "-l", str(Path(tmp) / "log"), "-p", script], cwd=design.root,
-                          readable=(design.root,), writable=(tmp,))
+        result = run_tool(["yosys", "-q", "-l", str(Path(tmp) / "log"), "-p", script], cwd=design.folder,
+                          readable=(design.folder,), writable=(tmp,))
         log = (Path(tmp) / "log").read_text() if (Path(tmp) / "log").exists() else ""
         if not result.ok:
             errors = [l for l in (result.stderr + log).splitlines() if "ERROR" in l] or [result.tail()]

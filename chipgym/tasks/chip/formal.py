@@ -34,13 +34,14 @@ def formal_check(design: Design, properties: Path, depth: int, top: str = "chipg
 def _formal_check(design: Design, properties: Path, depth: int, top: str) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         smt2 = Path(tmp) / "model.smt2"
-        files = " ".join(f'"{p}"' for p in (*design.rtl, properties.resolve()))
+        files = " ".join(f'"{p}"' for p in design.rtl)
         script = (
-            f"read_verilog -formal {files}; prep -top {top}; flatten; memory_map; opt -fast; "
+            f'read_verilog -formal -nopp {files}; read_verilog -formal "{properties.resolve()}"; '
+            f"prep -top {top}; flatten; memory_map; opt -fast; "
             f"techmap; opt -fast; abc -g AND; opt_clean; async2sync; dffunmap; write_smt2 -wires {smt2}"
         )
-        synth = run_tool(["yosys", "-q", "-p", script], cwd=design.root,
-                         readable=(design.root, properties.resolve().parent), writable=(tmp,))
+        synth = run_tool(["yosys", "-q", "-p", script], cwd=design.folder,
+                         readable=(design.folder, properties.resolve().parent), writable=(tmp,))
         if not synth.ok:
             return [f"yosys could not prepare the formal model: {synth.tail(5)}"]
         bmc = run_tool(["yosys-smtbmc", "-s", "z3", "--presat", "-t", str(depth), str(smt2)], cwd=tmp, timeout=900,
