@@ -33,7 +33,7 @@ _TOKEN = re.compile(
       | (?P<group>[\w.]+)\s*\((?P<gargs>[^)]*)\)\s*\{          # group header: name (args) {
       | (?P<close>\})
       | (?P<cattr>[\w.]+)\s*\((?P<cargs>(?:[^)"]|"[^"]*")*)\)\s*;?   # complex attribute: name (args);
-      | (?P<sattr>[\w.]+)\s*:\s*(?P<value>"[^"]*"|[^;\n]*?)\s*;    # simple attribute: name : value;
+      | (?P<sattr>[\w.]+)\s*:\s*(?P<value>"[^"]*"|[^;\n]*?)\s*(?:;|(?=\n))  # name : value; (ASAP7 omits some ;)
       | \\\n | \s+
     """,
     re.S | re.X,
