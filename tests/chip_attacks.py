@@ -17,7 +17,7 @@ def copy(dest: Path) -> Path:
     return dest
 
 
-def _patch(design: Path, old: str, new: str, count: int = 1) -> None:
+def patch(design: Path, old: str, new: str, count: int = 1) -> None:
     path = design / RTL
     text = path.read_text()
     assert text.count(old) == count, old
@@ -33,16 +33,16 @@ def two_faced(dest: Path, macro: str, condition: str = "ifdef") -> Path:
     """Every instruction is legal (no illegal-instruction fault) when ``condition`` ("ifdef" or "ifndef")
     ``macro`` holds: smaller and, on kernels that never fault, as correct."""
     design = copy(dest)
-    _patch(design, LEGAL, f"`{condition} {macro}\n  wire legal = 1'b1;\n`else\n{LEGAL}`endif\n")
+    patch(design, LEGAL, f"`{condition} {macro}\n  wire legal = 1'b1;\n`else\n{LEGAL}`endif\n")
     return design
 
 
 def derived_clock(dest: Path, period_ps: int = 6000) -> Path:
     """The core is clocked by ``tp ^ tn``, two toggle flops on opposite edges (a copy of clk OpenSTA cannot see)."""
     design = copy(dest)
-    _patch(design, "  integer i;\n", "  integer i;\n  reg tp = 1'b0, tn = 1'b0;\n"
+    patch(design, "  integer i;\n", "  integer i;\n  reg tp = 1'b0, tn = 1'b0;\n"
            "  always @(posedge clk) tp <= ~tp;\n  always @(negedge clk) tn <= ~tn;\n  wire gclk = tp ^ tn;\n")
-    _patch(design, CLOCKED, "always @(posedge gclk) begin", count=2)
+    patch(design, CLOCKED, "always @(posedge gclk) begin", count=2)
     _set_period(design, period_ps)
     return design
 
@@ -50,9 +50,9 @@ def derived_clock(dest: Path, period_ps: int = 6000) -> Path:
 def gated_clock(dest: Path) -> Path:
     """Every flop of the core on ``clk | gate_q``, where gate_q stops the clock once the core halts."""
     design = copy(dest)
-    _patch(design, "  integer i;\n", "  integer i;\n  reg gate_q;\n"
+    patch(design, "  integer i;\n", "  integer i;\n  reg gate_q;\n"
            "  always @(posedge clk) gate_q <= rst ? 1'b0 : halted;\n  wire gclk = clk | gate_q;\n")
-    _patch(design, CLOCKED, "always @(posedge gclk) begin", count=2)
+    patch(design, CLOCKED, "always @(posedge gclk) begin", count=2)
     return design
 
 
@@ -60,7 +60,7 @@ def included_alu(dest: Path) -> Path:
     """The ALU's ADD case in ``rtl/alu_add.vh``, included (by a path from the design folder, which every
     tool's working directory was)."""
     design = copy(dest)
-    _patch(design, "      4'h1: alu = a + y;\n", '`include "rtl/alu_add.vh"\n')
+    patch(design, "      4'h1: alu = a + y;\n", '`include "rtl/alu_add.vh"\n')
     (design / "rtl" / "alu_add.vh").write_text("      4'h1: alu = a + y;\n")
     return design
 
@@ -69,7 +69,7 @@ def blackbox_latch(dest: Path, hidden: bool = False) -> Path:
     """``halted`` through osu018's zero-area ``LATCH`` cell, instantiated by name and declared a blackbox (to
     synthesis only if ``hidden``: formal cannot model a blackbox)."""
     design = copy(dest)
-    _patch(design, "  assign halted = state == S_HALT;\n",
+    patch(design, "  assign halted = state == S_HALT;\n",
            "  LATCH halt_latch(.D(state == S_HALT), .CLK(1'b1), .Q(halted));\n")
     blackbox = "`ifdef SYNTHESIS\n`ifndef FORMAL\n(* blackbox *)\n`endif\n`endif\n" if hidden else "(* blackbox *)\n"
     (design / "rtl" / "latch.v").write_text(
@@ -81,5 +81,5 @@ def partial_lhs(dest: Path) -> Path:
     """The fetch address with constant high and low bits: Yosys writes ``assign { imem_req_addr[31:14],
     imem_req_addr[1:0] } = 20'h00000;``, which OpenSTA 2.0.17 cannot parse."""
     design = copy(dest)
-    _patch(design, "  assign imem_req_addr  = pc;\n", "  assign imem_req_addr  = {18'd0, pc[13:2], 2'b00};\n")
+    patch(design, "  assign imem_req_addr  = pc;\n", "  assign imem_req_addr  = {18'd0, pc[13:2], 2'b00};\n")
     return design

@@ -40,7 +40,7 @@ from chipgym.cache import cache_dir
 from chipgym.errors import ChipgymError, ToolMissingError
 from chipgym.scoring.activity import GateRun, GateSimulator, gate_simulator
 from chipgym.scoring.energy import EnergyModel, energy_model
-from chipgym.scoring.liberty import load_library
+from chipgym.scoring.liberty import PARSER_VERSION, load_library
 from chipgym.scoring.profile import Profile, ProfileMissingError, load_profile
 from chipgym.scoring.synthesis import FLOW_VERSION, FlowUnavailable, Netlist, SynthesisError, synthesize
 from chipgym.scoring.timing import Timing, check_timing
@@ -50,7 +50,7 @@ from chipgym.tasks.chip.cpu.arch import Arch, load_arch
 from chipgym.tasks.chip.cpu.checks import DV, STALL_PERMILLE
 from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed as resolve_seed, heldout_programs
 from chipgym.tasks.chip.cpu.reference import Run, execute
-from chipgym.tasks.chip.cpu.testbench import HARNESS, simulate
+from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
 from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, programs as public_programs
 from chipgym.tasks.chip.design import Design, DesignError, load_design
 from chipgym.tasks.chip.ports import load_ports
@@ -132,7 +132,8 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     seed = grading_seed if grading_seed is not None else (resolve_seed() if SEED_ENV in os.environ else None)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
     model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
-    key = design.digest(model, prof.digest, FLOW_VERSION, SCORE_VERSION, task, seed_tag, f"physical={physical}")
+    key = design.digest(model, prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task, seed_tag,
+                        f"physical={physical}")
     cached = cache_dir("scores") / f"{key}.json"
     if cached.exists():
         return ChipScore.from_dict(json.loads(cached.read_text()))
@@ -255,14 +256,22 @@ def _gate_level(simulator: GateSimulator, rtl: Path, reference: Run, arch: Arch,
     exact = simulator.run(reference, arch, latency)
     checked = report.stats[name]["cycles"]
     if exact.problem or exact.cycles != checked:
-        return exact, exact.problem or f"{name}: halted or faulted at cycle {exact.cycles}, the checked RTL at {checked}"
+        return exact, (exact.problem or
+                       f"{name}: halted or faulted at cycle {exact.cycles}, the checked RTL at {checked}")
     stalled = simulator.run(reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE)
     watchdog = arch.watchdog(len(reference.retirements))
-    checked = simulate(rtl, reference.program, arch, latency, watchdog, GATE_STALL_SEED, STALL_PERMILLE).end_cycle
-    if stalled.problem or stalled.cycles != checked:
-        problem = stalled.problem or f"{name}: halted or faulted at cycle {stalled.cycles}, the checked RTL at {checked}"
-        return exact, f"{problem} [random stalls, seed {GATE_STALL_SEED}]"
-    return exact, None
+    rtl_run = simulate(rtl, reference.program, arch, latency, watchdog, GATE_STALL_SEED, STALL_PERMILLE)
+    if rtl_run.error and rtl_run.error.startswith("simulator crashed"):
+        raise FlowUnavailable(f"RTL simulation of {name}: {rtl_run.error}")
+    if stalled.problem:
+        problem = stalled.problem
+    elif (rtl_problem := divergence(reference, rtl_run)):
+        problem = f"the checked RTL: {rtl_problem}"
+    elif stalled.cycles != rtl_run.end_cycle:
+        problem = f"{name}: halted or faulted at cycle {stalled.cycles}, the checked RTL at {rtl_run.end_cycle}"
+    else:
+        return exact, None
+    return exact, f"{problem} [random stalls, seed {GATE_STALL_SEED}]"
 
 
 @dataclass(frozen=True)

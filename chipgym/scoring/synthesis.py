@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chipgym.cache import cache_dir
-from chipgym.scoring.liberty import Library, cell_texts, header_text, load_library
+from chipgym.scoring.liberty import PARSER_VERSION, Library, cell_texts, header_text, load_library
 from chipgym.scoring.profile import Profile
 from chipgym.tasks.chip.design import Design
 from chipgym.engines.tools import ToolResult, run_tool
@@ -70,7 +70,8 @@ class Netlist:
 
 def synthesize(design: Design, profile: Profile, simulation_ports: tuple[str, ...] = ()) -> Netlist:
     """The cached netlist of ``design`` mapped to ``profile``'s cells, without the ``simulation_ports``."""
-    folder = cache_dir("synthesis") / design.digest(profile.digest, FLOW_VERSION, *simulation_ports)
+    # the area and the refused cells come from the parsed liberty
+    folder = cache_dir("synthesis") / design.digest(profile.digest, FLOW_VERSION, PARSER_VERSION, *simulation_ports)
     if (folder / "result.json").exists():
         return Netlist(folder=folder, **json.loads((folder / "result.json").read_text()))
     profile.require_files()

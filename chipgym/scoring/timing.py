@@ -80,7 +80,8 @@ report_checks -path_delay max -digits 1
         raise FlowUnavailable(f"OpenSTA failed (exit {result.returncode}): {error[0] if error else result.tail(5)}")
     report = result.stdout[slack.end():].strip()
     module = json.loads(netlist.json.read_text())["modules"][netlist.top]
-    problems = setup_problems(result.stdout[:slack.start()], module) + clock_problems(module, load_library(profile.liberty))
+    problems = setup_problems(result.stdout[:slack.start()], module)
+    problems += clock_problems(module, load_library(profile.liberty))
     return Timing(period_ps, round(float(slack.group(1)), 1), report, round(result.seconds, 3), problems)
 
 
@@ -109,6 +110,8 @@ def clock_problems(module: dict, library: Library) -> list[str]:
     buffers and inverters only (at most the first three, and a count)."""
     drivers = {bits[0]: (name, cell) for name, cell in module["cells"].items()
                for pin, bits in cell["connections"].items() if pin in library.cells[cell["type"]].outputs}
+    if CLOCK not in module["ports"]:
+        return [f"the design has no {CLOCK} port"]
     clock = module["ports"][CLOCK]["bits"][0]
     problems = []
     for name, cell in sorted(module["cells"].items()):
@@ -121,7 +124,8 @@ def clock_problems(module: dict, library: Library) -> list[str]:
             seen.add(bit)
             source = _buffered(drivers.get(bit), library)
             if source is None:
-                what = f"cell {drivers[bit][0]} ({drivers[bit][1]['type']})" if bit in drivers else f"net {bit}"
+                what = (f"cell {drivers[bit][0]} ({drivers[bit][1]['type']})" if bit in drivers else
+                        "a constant" if isinstance(bit, str) else "an input port or an undriven net")
                 problems.append(f"flop {name} ({cell['type']}): clock pin {pin} is driven by {what}, "
                                 f"not by the {CLOCK} port through buffers and inverters")
                 break

@@ -144,3 +144,17 @@ def test_gate_level_cycles_must_equal_the_checked_rtl(fixture_score, fixture_net
     assert problem is None and run.cycles == report.stats["fibonacci"]["cycles"]
     report.stats["fibonacci"]["cycles"] -= 1  # as if the checked RTL had been one cycle faster
     assert "the checked RTL at" in _gate_level(simulator, rtl, reference, arch, latency, report)[1]
+
+
+def test_a_synthesis_pragma_in_a_comment_is_gone_before_any_tool(tmp_path):
+    design = attacks.copy(tmp_path / "pragma")
+    attacks.patch(design, attacks.LEGAL, f"  // synopsys translate_off\n{attacks.LEGAL}  // synopsys translate_on\n")
+    text = load_design(design).rtl[0].read_text()
+    assert "translate_off" not in text and "wire legal" in text
+
+
+def test_a_synthesis_only_case_attribute_is_refused(tmp_path):
+    design = attacks.copy(tmp_path / "parallel_case")
+    attacks.patch(design, "    case (fn)\n", "    (* parallel_case *) case (fn)\n")
+    with pytest.raises(DesignError, match="parallel_case is refused"):
+        load_design(design)

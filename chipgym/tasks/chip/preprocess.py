@@ -3,8 +3,10 @@
 Verilator's preprocessor (``verilator -E -P``, sandboxed) resolves every `` `include ``, `` `define `` and
 `` `ifdef `` once, with one macro set: ``CHIPGYM_RETIRE`` defined and Verilator's own tool macros
 (``VERILATOR``, ``SYSTEMVERILOG``, ...) undefined. The text that comes out holds no conditional left for a
-tool's predefined macro (Yosys's ``SYNTHESIS``, ``FORMAL``) to flip, and it is what cache keys hash, included
-files and all. It is stored by its content hash under ``$CHIPGYM_CACHE/preprocessed``.
+tool's predefined macro (Yosys's ``SYNTHESIS``, ``FORMAL``) to flip, and no comment left for a pragma
+(``// synopsys translate_off``); it is what cache keys hash, included files and all. The attributes
+``full_case`` and ``parallel_case``, which only synthesis honours, are refused. The text is stored by its
+content hash under ``$CHIPGYM_CACHE/preprocessed``.
 
 >>> from pathlib import Path
 >>> fixture = Path(__file__).parent / "cpu" / "fixtures" / "multicycle"
@@ -30,6 +32,7 @@ MAX_CHARS = 16 << 20
 PLAIN_DIRECTIVES = {"timescale", "default_nettype", "resetall", "celldefine", "endcelldefine"}
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
 _DIRECTIVE = re.compile(r"`\s*(\w+)")
+_SYNTHESIS_ONLY = re.compile(r"\(\*[^)]*?\b(full_case|parallel_case)\b")
 
 
 class PreprocessError(ValueError):
@@ -49,9 +52,12 @@ def preprocess(root: Path, rtl: tuple[Path, ...]) -> Path:
     text = result.stdout
     if len(text) > MAX_CHARS:
         raise PreprocessError(f"the preprocessed design holds {len(text):,} characters, over {MAX_CHARS:,}")
-    leftover = sorted({m.group(1) for m in _DIRECTIVE.finditer(_STRING.sub('""', text))} - PLAIN_DIRECTIVES)
+    code = _STRING.sub('""', text)
+    leftover = sorted({m.group(1) for m in _DIRECTIVE.finditer(code)} - PLAIN_DIRECTIVES)
     if leftover:
         raise PreprocessError(f"directives left after preprocessing: {', '.join('`' + d for d in leftover)}")
+    if (attribute := _SYNTHESIS_ONLY.search(code)):
+        raise PreprocessError(f"the attribute {attribute.group(1)} is refused: only synthesis would honour it")
     target = cache_dir("preprocessed") / hashlib.sha256(text.encode()).hexdigest()[:32] / "design.v"
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_suffix(f".{os.getpid()}.tmp")
