@@ -284,6 +284,8 @@ class Estimate:
     period_ps: int
     slack_ps: float
     critical_path: str
+    timing_problems: list[str]
+    """what fails timing whatever the slack (see :mod:`chipgym.scoring.timing`)"""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -295,7 +297,7 @@ def estimate(design_dir: str | Path, profile: str = "osu018") -> Estimate:
     netlist = synthesize(design, prof, SIMULATION_PORTS)
     timing = check_timing(netlist, prof, design.clock_period_ps)
     return Estimate(profile, netlist.area_um2, netlist.cells, design.clock_period_ps, timing.slack_ps,
-                    timing.critical_path)
+                    timing.critical_path, timing.problems)
 
 
 @functools.cache
