@@ -158,3 +158,11 @@ def test_a_synthesis_only_case_attribute_is_refused(tmp_path):
     attacks.patch(design, "    case (fn)\n", "    (* parallel_case *) case (fn)\n")
     with pytest.raises(DesignError, match="parallel_case is refused"):
         load_design(design)
+
+
+def test_a_derived_clock_passes_the_check_and_fails_the_score_on_timing(tmp_path):
+    # the one cold check of this file: before issue 12 this design scored 0.3625 (x2.96 the fixture)
+    score = score_design(attacks.derived_clock(tmp_path / "derived"), profile="osu018")
+    assert score.status == "failed" and score.reward == 0.0
+    [(check, detail)] = score.failures
+    assert check == "timing" and "unclocked register" in detail

@@ -49,7 +49,7 @@ class Design:
         return self.rtl[0].parent
 
     def digest(self, *extra: str) -> str:
-        """Content hash of the RTL and design.toml plus ``extra`` strings (tool flags, harness text)."""
+        """Content hash of the preprocessed RTL and design.toml plus ``extra`` strings (tool flags, harness text)."""
         h = hashlib.sha256()
         for path in (self.root / "design.toml", *self.rtl):
             h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
