@@ -57,7 +57,7 @@ from chipgym.tasks.chip.ports import load_ports
 from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.verilator import build
 
-SCORE_VERSION = "2"
+SCORE_VERSION = "3"
 INSTRUCTIONS = 10_000
 """T and E are per this many retired reference instructions"""
 SIMULATION_PORTS = tuple(p.name for p in load_ports(DV / "ports.xml").ports if p.group == "retire")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,8 +81,8 @@ report_checks -path_delay max -digits 1
         raise FlowUnavailable(f"OpenSTA failed (exit {result.returncode}): {error[0] if error else result.tail(5)}")
     report = result.stdout[slack.end():].strip()
     module = json.loads(netlist.json.read_text())["modules"][netlist.top]
-    problems = setup_problems(result.stdout[:slack.start()], module)
-    problems += clock_problems(module, load_library(profile.liberty))
+    problems = clock_problems(module, load_library(profile.liberty))  # first: it says the most
+    problems += setup_problems(result.stdout[:slack.start()], module)
     return Timing(period_ps, round(float(slack.group(1)), 1), report, round(result.seconds, 3), problems)
 
 
@@ -106,36 +107,32 @@ def setup_problems(log: str, module: dict) -> list[str]:
 
 
 def clock_problems(module: dict, library: Library) -> list[str]:
-    """One line per flop of a mapped ``module`` whose clock pin is not driven by the clock port through
-    buffers and inverters only (at most the first three, and a count)."""
+    """One line per source, other than the clock port through buffers and inverters, that drives the clock
+    pins of flops of a mapped ``module``."""
     drivers = {bits[0]: (name, cell) for name, cell in module["cells"].items()
                for pin, bits in cell["connections"].items() if pin in library.cells[cell["type"]].outputs}
     if CLOCK not in module["ports"]:
         return [f"the design has no {CLOCK} port"]
     clock = module["ports"][CLOCK]["bits"][0]
-    problems = []
-    for name, cell in sorted(module["cells"].items()):
+    sources = Counter()
+    for cell in module["cells"].values():
         ff = library.cells[cell["type"]].ff
         if ff is None:
             continue
-        pin = re.search(r"\w+", ff["clocked_on"]).group(0)
-        bit, seen = cell["connections"][pin][0], set()
+        bit, seen = cell["connections"][re.search(r"\w+", ff["clocked_on"]).group(0)][0], set()
         while bit != clock and bit not in seen:
             seen.add(bit)
             source = _buffered(drivers.get(bit), library)
             if source is None:
-                what = (f"cell {drivers[bit][0]} ({drivers[bit][1]['type']})" if bit in drivers else
-                        "a constant" if isinstance(bit, str) else "an input port or an undriven net")
-                problems.append(f"flop {name} ({cell['type']}): clock pin {pin} is driven by {what}, "
-                                f"not by the {CLOCK} port through buffers and inverters")
+                sources[f"cell {drivers[bit][0]} ({drivers[bit][1]['type']})" if bit in drivers else
+                        "a constant" if isinstance(bit, str) else "an input port or an undriven net"] += 1
                 break
             bit = source
         else:
             if bit != clock:
-                problems.append(f"flop {name}: its clock pin is on a loop of inverters")
-    if len(problems) > 3:
-        problems = problems[:3] + [f"... {len(problems)} flops in all"]
-    return problems
+                sources["a loop of inverters"] += 1
+    return [f"{n} flop(s) clocked by {what}, not by the {CLOCK} port through buffers and inverters"
+            for what, n in sources.most_common()]
 
 
 def _buffered(driver: tuple[str, dict] | None, library: Library) -> int | None:
