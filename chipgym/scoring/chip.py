@@ -54,7 +54,6 @@ from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
 from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, programs as public_programs
 from chipgym.tasks.chip.design import Design, DesignError, load_design
 from chipgym.tasks.chip.ports import load_ports
-from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.verilator import build
 
 SCORE_VERSION = "3"
@@ -226,7 +225,7 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
         rtl = build(design, HARNESS)  # the checked simulator, from the cache
         for reference, is_graded in graded + faults:
             stage(f"gate-level: {reference.program.name}")
-            run, problem = _gate_level(built.simulator, rtl, reference, arch, latency, report)
+            run, problem = _gate_level(built.simulator, rtl, reference, arch, latency)
             if problem:
                 score.status, score.failures = "failed", [("gate-level", f"synthesized netlist: {problem}")]
                 return
@@ -248,30 +247,33 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             score.physical = place_and_route(design, cache_dir("physical") / score.key).to_dict()
 
 
-def _gate_level(simulator: GateSimulator, rtl: Path, reference: Run, arch: Arch, latency: dict[str, int],
-                report: CheckReport) -> tuple[GateRun, str | None]:
+def _gate_level(simulator: GateSimulator, rtl: Path, reference: Run, arch: Arch,
+                latency: dict[str, int]) -> tuple[GateRun, str | None]:
     """The netlist's run with exact memories, and the first way it or a run with random stalls differs from
-    the reference's outcome or from the checked RTL's cycle count."""
-    name = reference.program.name
+    the reference's outcome or from the run of the checked RTL's simulator ``rtl`` under the same stalls
+    (with exact memories, the RTL run that lockstep tied to the timing model)."""
     exact = simulator.run(reference, arch, latency)
-    checked = report.stats[name]["cycles"]
-    if exact.problem or exact.cycles != checked:
-        return exact, (exact.problem or
-                       f"{name}: halted or faulted at cycle {exact.cycles}, the checked RTL at {checked}")
+    if (problem := exact.problem or _rtl_problem(rtl, reference, arch, latency, 0, 0, exact.cycles)):
+        return exact, problem
     stalled = simulator.run(reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE)
+    problem = stalled.problem or _rtl_problem(rtl, reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE,
+                                              stalled.cycles)
+    return exact, problem and f"{problem} [random stalls, seed {GATE_STALL_SEED}]"
+
+
+def _rtl_problem(rtl: Path, reference: Run, arch: Arch, latency: dict[str, int], seed: int, permille: int,
+                 cycles: int) -> str | None:
+    """How the checked RTL's run differs from the reference, or from the netlist's ``cycles``."""
+    name = reference.program.name
     watchdog = arch.watchdog(len(reference.retirements))
-    rtl_run = simulate(rtl, reference.program, arch, latency, watchdog, GATE_STALL_SEED, STALL_PERMILLE)
-    if rtl_run.error and rtl_run.error.startswith("simulator crashed"):
-        raise FlowUnavailable(f"RTL simulation of {name}: {rtl_run.error}")
-    if stalled.problem:
-        problem = stalled.problem
-    elif (rtl_problem := divergence(reference, rtl_run)):
-        problem = f"the checked RTL: {rtl_problem}"
-    elif stalled.cycles != rtl_run.end_cycle:
-        problem = f"{name}: halted or faulted at cycle {stalled.cycles}, the checked RTL at {rtl_run.end_cycle}"
-    else:
-        return exact, None
-    return exact, f"{problem} [random stalls, seed {GATE_STALL_SEED}]"
+    run = simulate(rtl, reference.program, arch, latency, watchdog, seed, permille)
+    if run.error and run.error.startswith("simulator crashed"):
+        raise FlowUnavailable(f"RTL simulation of {name}: {run.error}")
+    if (problem := divergence(reference, run)):
+        return f"the checked RTL: {problem}"
+    if run.end_cycle != cycles:
+        return f"{name}: halted or faulted at cycle {cycles}, the checked RTL at {run.end_cycle}"
+    return None
 
 
 @dataclass(frozen=True)
