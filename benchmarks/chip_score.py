@@ -52,6 +52,7 @@ def main() -> None:
 def cross_check(profile_name: str, fixture: str, program: str = "memcpy") -> str:
     """Our energy of one kernel against OpenSTA's at the same mean activity (runs in the scored cache)."""
     from chipgym.scoring.activity import gate_simulator
+    from chipgym.scoring.chip import SIMULATION_PORTS
     from chipgym.scoring.energy import energy_model
     from chipgym.scoring.liberty import load_library
     from chipgym.scoring.profile import load_profile
@@ -63,14 +64,14 @@ def cross_check(profile_name: str, fixture: str, program: str = "memcpy") -> str
 
     profile, design = load_profile(profile_name), load_design(FIXTURES / fixture)
     library, arch = load_library(profile.liberty), load_arch()
-    netlist = synthesize(design, profile)
+    netlist = synthesize(design, profile, SIMULATION_PORTS)
     simulator = gate_simulator(netlist, library, design.clock_period_ps)
     latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
     run = simulator.run(execute(kernel(program), arch), arch, latency)
     seconds = run.cycles * design.clock_period_ps * 1e-12
     model = energy_model(simulator.module, simulator.netlist.nets, library, profile.input_slew_ps * 1e-12,
                          profile.output_load_ff * 1e-15)
-    ours = model.energy(run.toggles, run.cycles, seconds)
+    ours = model.energy(run.toggles, seconds)
     activity = sum(run.toggles) / len(run.toggles) / run.cycles
     reads = "\n".join(f"read_liberty {p}" for p in profile.liberty)
     script = f"""{reads}

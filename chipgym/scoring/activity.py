@@ -44,10 +44,13 @@ class GateSimulator:
     module: dict
     """the yosys JSON of the mapped top module"""
 
-    def run(self, reference: Run, arch: Arch, latency: dict[str, int]) -> GateRun:
+    def run(self, reference: Run, arch: Arch, latency: dict[str, int], stall_seed: int = 0,
+            stall_permille: int = 0) -> GateRun:
+        """The netlist on ``reference``'s program, with seeded random memory stalls if ``stall_permille`` > 0."""
         program: Program = reference.program
         watchdog = arch.watchdog(len(reference.retirements))
-        result = simulate(self.binary, program, arch, latency, watchdog, timeout=SIM_TIMEOUT)
+        result = simulate(self.binary, program, arch, latency, watchdog, stall_seed, stall_permille,
+                          timeout=SIM_TIMEOUT)
         if result.error and result.error.startswith("simulator crashed"):
             raise FlowUnavailable(f"gate-level simulation of {program.name}: {result.error}")
         # the netlist has no retirement port: compare the outcome (final state, memory, counters) only
@@ -68,7 +71,7 @@ def gate_simulator(netlist: Netlist, library: Library, period_ps: int) -> GateSi
     words = (len(functional.nets) + 31) // 32
     design = Design(folder, netlist.top, period_ps, (folder / "rtl" / "netlist.v",), folder / "none.py")
     try:
-        binary = build(design, HARNESS, (), (*FAST_BUILD, "-CFLAGS", f"-DCHIPGYM_GATE_LEVEL={words}"))
+        binary = build(design, HARNESS, (*FAST_BUILD, "-CFLAGS", f"-DCHIPGYM_GATE_LEVEL={words}"))
     except BuildError as e:
         raise FlowUnavailable(f"the gate-level netlist did not build: {e}") from None
     return GateSimulator(binary, functional, module)

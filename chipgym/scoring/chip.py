@@ -2,9 +2,11 @@
 
 A design scores only if it passes every check of its task (simulation against the reference on public and,
 with a grading seed, held-out workloads; timing-model lockstep; formal), its synthesized netlist still matches
-the reference on every graded workload, and it meets timing at its declared clock period. Then:
+the reference and the checked RTL's cycle counts on every graded workload and every public fault program,
+with exact and with randomly stalled memories, and it meets timing at its declared clock period with every
+flop clocked by the clock port. Then:
 
-- **A**: cell area of the netlist (liberty areas), from Yosys.
+- **A**: cell area of the netlist, summed from the liberty's areas.
 - **T**: mean over the graded workloads (the task's named kernels, plus its held-out kernels with a grading
   seed; weight 1 each) of cycles x period, per 10,000 instructions the reference retires on that workload.
 - **E**: the same mean of the gate-level energy (:mod:`chipgym.scoring.energy`), per 10,000 instructions.
@@ -36,22 +38,30 @@ from typing import Any, Callable
 
 from chipgym.cache import cache_dir
 from chipgym.errors import ChipgymError, ToolMissingError
-from chipgym.scoring.activity import GateSimulator, gate_simulator
+from chipgym.scoring.activity import GateRun, GateSimulator, gate_simulator
 from chipgym.scoring.energy import EnergyModel, energy_model
-from chipgym.scoring.liberty import load_library
+from chipgym.scoring.liberty import PARSER_VERSION, load_library
 from chipgym.scoring.profile import Profile, ProfileMissingError, load_profile
 from chipgym.scoring.synthesis import FLOW_VERSION, FlowUnavailable, Netlist, SynthesisError, synthesize
 from chipgym.scoring.timing import Timing, check_timing
+from chipgym.scoring.gate_netlist import UnsupportedCell
 from chipgym.tasks.chip.check import check_design
-from chipgym.tasks.chip.cpu.arch import load_arch
+from chipgym.tasks.chip.cpu.arch import Arch, load_arch
+from chipgym.tasks.chip.cpu.checks import DV, STALL_PERMILLE
 from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed as resolve_seed, heldout_failure, heldout_programs
-from chipgym.tasks.chip.cpu.reference import execute
-from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel
+from chipgym.tasks.chip.cpu.reference import Run, execute
+from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
+from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, programs as public_programs
 from chipgym.tasks.chip.design import Design, DesignError, load_design
+from chipgym.tasks.chip.ports import load_ports
+from chipgym.tasks.chip.verilator import build
 
-SCORE_VERSION = "1"
+SCORE_VERSION = "3"
 INSTRUCTIONS = 10_000
 """T and E are per this many retired reference instructions"""
+SIMULATION_PORTS = tuple(p.name for p in load_ports(DV / "ports.xml").ports if p.group == "retire")
+"""ports of the checked RTL that the scored netlist does not have"""
+GATE_STALL_SEED = 1
 
 
 @dataclass
@@ -121,7 +131,8 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     seed = grading_seed if grading_seed is not None else (resolve_seed() if SEED_ENV in os.environ else None)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
     model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
-    key = design.digest(model, prof.digest, FLOW_VERSION, SCORE_VERSION, task, seed_tag, f"physical={physical}")
+    key = design.digest(model, prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task, seed_tag,
+                        f"physical={physical}")
     cached = cache_dir("scores") / f"{key}.json"
     if cached.exists():
         return ChipScore.from_dict(json.loads(cached.read_text()))
@@ -155,7 +166,7 @@ class _Implementation:
 def _implement(design: Design, prof: Profile, timed) -> _Implementation:
     """Synthesis, timing and the gate-level simulator: what needs the netlist but not the check's verdict."""
     with timed("synthesis"):
-        netlist = synthesize(design, prof)
+        netlist = synthesize(design, prof, SIMULATION_PORTS)
     with timed("timing"):
         timing = check_timing(netlist, prof, design.clock_period_ps)
     if not timing.met:
@@ -194,32 +205,38 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             return
         try:
             built = implementation.result()
-        except SynthesisError as e:
+        except (SynthesisError, UnsupportedCell) as e:
             score.status, score.failures = "failed", [("synthesis", str(e))]
             return
     score.A_um2, score.cells = built.netlist.area_um2, built.netlist.cells
     score.slack_ps, score.critical_path = built.timing.slack_ps, built.timing.critical_path
     if built.simulator is None:
         score.status = "failed"
-        score.failures = [("timing", f"worst slack {built.timing.slack_ps} ps at the declared period of "
-                                     f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
+        score.failures = [("timing", built.timing.problems[0] if built.timing.problems else
+                           f"worst slack {built.timing.slack_ps} ps at the declared period of "
+                           f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
         return
     arch = load_arch()
     latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
     programs = [kernel(name) for name in sorted(KERNELS)] + (heldout_programs(seed) if seed is not None else [])
+    graded = [(execute(program, arch), True) for program in programs]
+    faults = [(run, False) for run in (execute(p, arch) for p in public_programs()) if run.final.fault]
     with timed("gate-level simulation"):
-        for index, program in enumerate(programs):
-            stage(f"gate-level: {program.name}")
-            reference = execute(program, arch)
-            run = built.simulator.run(reference, arch, latency)
-            if run.problem:
-                shown = run.problem if index < len(KERNELS) else heldout_failure(index - len(KERNELS))
-                score.status, score.failures = "failed", [("gate-level", f"synthesized netlist: {shown}")]
+        rtl = build(design, HARNESS)  # the checked simulator, from the cache
+        for index, (reference, is_graded) in enumerate(graded + faults):
+            stage(f"gate-level: {reference.program.name}")
+            run, problem = _gate_level(built.simulator, rtl, reference, arch, latency)
+            if problem:
+                if len(KERNELS) <= index < len(programs):  # held out: its index only
+                    problem = heldout_failure(index - len(KERNELS))
+                score.status, score.failures = "failed", [("gate-level", f"synthesized netlist: {problem}")]
                 return
+            if not is_graded:
+                continue
             seconds = run.cycles * design.clock_period_ps * 1e-12
-            joules = built.energy.energy(run.toggles, run.cycles, seconds)
-            score.workloads[program.name] = {"cycles": run.cycles, "retired": len(reference.retirements),
-                                             "T_us": seconds * 1e6, "E_nJ": joules * 1e9}
+            joules = built.energy.energy(run.toggles, seconds)
+            score.workloads[run.program] = {"cycles": run.cycles, "retired": len(reference.retirements),
+                                            "T_us": seconds * 1e6, "E_nJ": joules * 1e9}
     runs = score.workloads.values()
     score.cycles, score.retired = sum(r["cycles"] for r in runs), sum(r["retired"] for r in runs)
     score.T_us = sum(r["T_us"] / r["retired"] for r in runs) / len(runs) * INSTRUCTIONS
@@ -232,6 +249,35 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             score.physical = place_and_route(design, cache_dir("physical") / score.key).to_dict()
 
 
+def _gate_level(simulator: GateSimulator, rtl: Path, reference: Run, arch: Arch,
+                latency: dict[str, int]) -> tuple[GateRun, str | None]:
+    """The netlist's run with exact memories, and the first way it or a run with random stalls differs from
+    the reference's outcome or from the run of the checked RTL's simulator ``rtl`` under the same stalls
+    (with exact memories, the RTL run that lockstep tied to the timing model)."""
+    exact = simulator.run(reference, arch, latency)
+    if (problem := exact.problem or _rtl_problem(rtl, reference, arch, latency, 0, 0, exact.cycles)):
+        return exact, problem
+    stalled = simulator.run(reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE)
+    problem = stalled.problem or _rtl_problem(rtl, reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE,
+                                              stalled.cycles)
+    return exact, problem and f"{problem} [random stalls, seed {GATE_STALL_SEED}]"
+
+
+def _rtl_problem(rtl: Path, reference: Run, arch: Arch, latency: dict[str, int], seed: int, permille: int,
+                 cycles: int) -> str | None:
+    """How the checked RTL's run differs from the reference, or from the netlist's ``cycles``."""
+    name = reference.program.name
+    watchdog = arch.watchdog(len(reference.retirements))
+    run = simulate(rtl, reference.program, arch, latency, watchdog, seed, permille)
+    if run.error and run.error.startswith("simulator crashed"):
+        raise FlowUnavailable(f"RTL simulation of {name}: {run.error}")
+    if (problem := divergence(reference, run)):
+        return f"the checked RTL: {problem}"
+    if run.end_cycle != cycles:
+        return f"{name}: halted or faulted at cycle {cycles}, the checked RTL at {run.end_cycle}"
+    return None
+
+
 @dataclass(frozen=True)
 class Estimate:
     """Area and timing of a design without the checks: feedback, not a score."""
@@ -242,6 +288,8 @@ class Estimate:
     period_ps: int
     slack_ps: float
     critical_path: str
+    timing_problems: list[str]
+    """what fails timing whatever the slack (see :mod:`chipgym.scoring.timing`)"""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -250,10 +298,10 @@ class Estimate:
 def estimate(design_dir: str | Path, profile: str = "osu018") -> Estimate:
     """Synthesize and time the design at its declared period (raises SynthesisError, FlowUnavailable)."""
     design, prof = load_design(design_dir, profile), load_profile(profile)
-    netlist = synthesize(design, prof)
+    netlist = synthesize(design, prof, SIMULATION_PORTS)
     timing = check_timing(netlist, prof, design.clock_period_ps)
     return Estimate(profile, netlist.area_um2, netlist.cells, design.clock_period_ps, timing.slack_ps,
-                    timing.critical_path)
+                    timing.critical_path, timing.problems)
 
 
 @functools.cache

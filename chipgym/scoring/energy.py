@@ -2,22 +2,22 @@
 
 E = sum over nets of toggles x (internal energy of the driving cell's output at the net's load
     + internal energy of every input pin the net drives + 1/2 C V^2)
-  + clock: 2 edges per cycle x (1/2 C V^2 of the clock net + the clock pins' internal energy)
   + leakage power of every cell x T
 
-Model and limits: toggles are counted once per cycle with zero delay, so glitches are not counted (real cell
-delays add about a third more toggles on a CPU like ours); internal energy is read from the liberty tables at
-the profile's nominal input slew and the net's pin load; wire capacitance is not modelled (no placement), nor
-is a clock tree (the clock net's load is the sum of its pins). Each cell's ``when``-conditioned power groups
-are averaged.
+The nets are all of them, the clock port's and every other net of the clock tree included: the harness samples
+them after each clock edge, so the clock net toggles twice per cycle and charges every clock pin on it twice.
+Model and limits: toggles are counted with zero delay, so glitches are not counted (real cell delays add about
+a third more toggles on a CPU like ours); internal energy is read from the liberty tables at the profile's
+nominal input slew and the net's pin load; wire capacitance is not modelled (no placement), nor is a
+synthesized clock tree (the clock net's load is the sum of its pins). Each cell's ``when``-conditioned power
+groups are averaged.
 
 >>> from chipgym.scoring.liberty import load_library
 >>> lib = load_library(["/usr/share/qflow/tech/osu018/osu018_stdcells.lib"])
->>> module = {"ports": {"clk": {"direction": "input", "bits": [2]}, "a": {"direction": "input", "bits": [3]},
-...                     "y": {"direction": "output", "bits": [4]}},
+>>> module = {"ports": {"a": {"direction": "input", "bits": [3]}, "y": {"direction": "output", "bits": [4]}},
 ...           "cells": {"inv": {"type": "INVX1", "connections": {"A": [3], "Y": [4]}}}}
 >>> model = energy_model(module, nets=(3, 4), library=lib, input_slew_s=100e-12, output_load_f=10e-15)
->>> joules = model.energy(toggles=[1000, 1000], cycles=1000, seconds=1e-5)
+>>> joules = model.energy(toggles=[1000, 1000], seconds=1e-5)
 >>> 1e-12 < joules < 1e-10
 True
 """
@@ -29,7 +29,6 @@ from typing import Sequence
 
 import numpy as np
 
-from chipgym.scoring.gate_netlist import CLOCK
 from chipgym.scoring.liberty import EnergyTable, Library
 
 
@@ -37,14 +36,12 @@ from chipgym.scoring.liberty import EnergyTable, Library
 class EnergyModel:
     per_toggle: np.ndarray
     """J per toggle of each net of the gate-level run, in its ``chipgym_nets`` order"""
-    per_cycle: float
-    """J per clock cycle spent by the clock net"""
     leakage_w: float
 
-    def energy(self, toggles: Sequence[int], cycles: int, seconds: float) -> float:
-        """Joules of a run with ``toggles`` per net over ``cycles`` cycles lasting ``seconds``."""
+    def energy(self, toggles: Sequence[int], seconds: float) -> float:
+        """Joules of a run with ``toggles`` per net lasting ``seconds``."""
         counts = np.asarray(toggles[: len(self.per_toggle)], dtype=float)
-        return float(counts @ self.per_toggle) + cycles * self.per_cycle + self.leakage_w * seconds
+        return float(counts @ self.per_toggle) + self.leakage_w * seconds
 
 
 def energy_model(module: dict, nets: Sequence[int], library: Library, input_slew_s: float,
@@ -76,9 +73,7 @@ def energy_model(module: dict, nets: Sequence[int], library: Library, input_slew
         half_cv2 * load[bit] + sink_energy[bit] + _mean(drivers.get(bit, ([], ""))[0], input_slew_s, load[bit])
         for bit in nets
     ])
-    clock = module["ports"][CLOCK]["bits"][0]
-    per_cycle = 2 * (half_cv2 * load[clock] + sink_energy[clock])
-    return EnergyModel(per_toggle, per_cycle, leakage)
+    return EnergyModel(per_toggle, leakage)
 
 
 def _mean(tables: list[EnergyTable], slew: float, load: float) -> float:

@@ -2,7 +2,7 @@
 
 Verilator cannot compile the libraries' UDP cell models, so each cell becomes the Boolean function its liberty
 gives (``assign``) or, for a flip-flop, an ``always`` block from its ``ff`` group. The extra output
-``chipgym_nets`` carries every net driven by a cell or an input port (the clock excepted), in the order of
+``chipgym_nets`` carries every net driven by a cell or an input port (the clock included), in the order of
 :attr:`FunctionalNetlist.nets`, so the trusted harness can count toggles.
 
 >>> to_verilog_expr("(!(A B))", {"A": "n1", "B": "n2"})
@@ -44,8 +44,7 @@ def functional_netlist(module: dict, top: str, library: Library) -> FunctionalNe
             ref = f"{name}[{i}]" if width > 1 else name
             if port["direction"] == "input":
                 lines.append(f"assign n{bit} = {ref};")
-                if name != CLOCK:
-                    nets.append(bit)
+                nets.append(bit)
             else:
                 lines.append(f"assign {ref} = {_net(bit)};")
     for index, (name, cell) in enumerate(sorted(module["cells"].items())):
@@ -69,8 +68,6 @@ def functional_netlist(module: dict, top: str, library: Library) -> FunctionalNe
     words = (len(nets) + 31) // 32
     decls.append(f"output [31:0] {NETS_PORT} [0:{words - 1}]")
     wires = [f"wire {', '.join(f'n{b}' for b in nets[i:i + 64])};" for i in range(0, len(nets), 64)]
-    clock = module["ports"][CLOCK]["bits"][0]
-    wires.append(f"wire n{clock};")
     # an array of 32-bit words: Verilator builds one wide vector bit by bit, in quadratic time
     slices = []
     for w in range(words):

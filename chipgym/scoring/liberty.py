@@ -26,14 +26,14 @@ import numpy as np
 
 from chipgym.cache import cache_dir
 
-PARSER_VERSION = "2"
+PARSER_VERSION = "3"
 
 _TOKEN = re.compile(
     r"""/\*.*?\*/                                            # comment
       | (?P<group>[\w.]+)\s*\((?P<gargs>[^)]*)\)\s*\{          # group header: name (args) {
       | (?P<close>\})
       | (?P<cattr>[\w.]+)\s*\((?P<cargs>(?:[^)"]|"[^"]*")*)\)\s*;?   # complex attribute: name (args);
-      | (?P<sattr>[\w.]+)\s*:\s*(?P<value>"[^"]*"|[^;\n]*?)\s*;    # simple attribute: name : value;
+      | (?P<sattr>[\w.]+)\s*:\s*(?P<value>"[^"]*"|[^;\n]*?)\s*(?:;|(?=\n))  # name : value; (ASAP7 omits some ;)
       | \\\n | \s+
     """,
     re.S | re.X,
@@ -84,6 +84,7 @@ class Cell:
     input_energy: dict[str, list[EnergyTable]]  # pin -> tables of energy spent when the input itself toggles
     ff: dict[str, str] | None = None  # the ``ff`` group: iq, iqn, clocked_on, next_state, clear, preset
     latch: bool = False
+    tristate: bool = False  # an output has a ``three_state`` condition
 
 
 @dataclass
@@ -217,6 +218,7 @@ def _cell(c: Group, templates: dict, *, farad: float, second: float, watt: float
         states = [float(g.attrs["value"]) for g in c.children("leakage_power") if "value" in g.attrs]
         leakage = sum(states) / len(states) if states else 0.0
     inputs, outputs, out_energy, in_energy = {}, {}, {}, {}
+    tristate = False
     for pin in c.children("pin"):
         name, direction = pin.args[0], pin.attrs.get("direction")
         tables = [t for g in pin.children("internal_power") if (t := _energy(g, templates, farad, second, joule))]
@@ -227,6 +229,7 @@ def _cell(c: Group, templates: dict, *, farad: float, second: float, watt: float
                 in_energy[name] = unrelated or tables
         elif direction == "output":
             outputs[name] = pin.attrs.get("function", "")
+            tristate |= "three_state" in pin.attrs
             if tables:
                 out_energy[name] = tables
     ff = next(c.children("ff"), None)
@@ -235,7 +238,7 @@ def _cell(c: Group, templates: dict, *, farad: float, second: float, watt: float
         ff_data = {"iq": ff.args[0], "iqn": ff.args[1] if len(ff.args) > 1 else ""}
         ff_data.update({k: ff.attrs[k] for k in ("clocked_on", "next_state", "clear", "preset") if k in ff.attrs})
     return Cell(c.args[0], float(c.attrs.get("area", 0)), float(leakage) * watt, inputs, outputs, out_energy,
-                in_energy, ff_data, latch=next(c.children("latch"), None) is not None)
+                in_energy, ff_data, latch=next(c.children("latch"), None) is not None, tristate=tristate)
 
 
 def _energy(group: Group, templates: dict, farad: float, second: float, joule: float) -> EnergyTable | None:

@@ -125,7 +125,7 @@ def place_and_route(design: Design, out_dir: Path, max_cells: int = MAX_CELLS, t
 
 
 def _write_project(project: Path, design: Design, max_cells: int, clock: str) -> None:
-    """A qflow project: one Verilog source (CHIPGYM_RETIRE left undefined), OpenSTA, an SDC in ps."""
+    """A qflow project: the design's preprocessed source (the retirement port kept), OpenSTA, an SDC in ps."""
     for folder in FOLDERS:
         (project / folder).mkdir(parents=True)
     top = design.top

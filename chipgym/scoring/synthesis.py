@@ -1,9 +1,15 @@
 """Synthesis of a design to a gate-level netlist of a profile's cells, with Debian's Yosys 0.23, sandboxed.
 
-The retirement port is stripped (``CHIPGYM_RETIRE`` is not defined). Mapping buffers and sizes for a
-driving cell and an output load (``abc -constr``): without it one unbuffered high-fanout net makes timing
-meaningless. Yosys 0.23's ``abc`` takes one liberty file, so the profile's files are merged into one, without
-its ``dont_use`` cells. Netlists are cached by the design's content, the profile and this flow.
+Yosys reads the one preprocessed text that was checked (``read_verilog -nopp``: no macro of its own applies);
+the simulation-only ports the caller names (the retirement port) stop being ports, so the logic that only
+fed them is removed and the rest is the checked design. Mapping buffers and sizes for a driving cell and an
+output load (``abc -constr``): without it one unbuffered high-fanout net makes timing meaningless. Yosys
+0.23's ``abc`` takes one liberty file, so the profile's files are merged into one, without its ``dont_use``
+cells. The netlist is written with ``-simple-lhs`` (OpenSTA cannot parse an ``assign`` to a concatenation).
+
+Area and cell counts are computed here from the netlist and the parsed liberty, not read from a report of
+the sandboxed tool. A netlist may hold only library cells with an area, no latch, no tristate and no
+blackbox module. Netlists are cached by the design's content, the stripped ports, the profile and this flow.
 
 >>> from pathlib import Path
 >>> from chipgym.scoring.profile import load_profile
@@ -22,21 +28,22 @@ import os
 import re
 import shutil
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from chipgym.cache import cache_dir
-from chipgym.scoring.liberty import cell_texts, header_text, load_library
+from chipgym.scoring.liberty import PARSER_VERSION, Library, cell_texts, header_text, load_library
 from chipgym.scoring.profile import Profile
 from chipgym.tasks.chip.design import Design
 from chipgym.engines.tools import ToolResult, run_tool
 
-FLOW_VERSION = "1"
+FLOW_VERSION = "2"
 TIMEOUT = 900
 
 
 class SynthesisError(RuntimeError):
-    """Yosys rejected the design (the message holds its first error)."""
+    """Yosys rejected the design, or its netlist holds a cell the flow refuses (the message names it)."""
 
 
 class FlowUnavailable(RuntimeError):
@@ -61,9 +68,10 @@ class Netlist:
         return self.folder / "netlist.json"
 
 
-def synthesize(design: Design, profile: Profile) -> Netlist:
-    """The cached netlist of ``design`` mapped to ``profile``'s cells."""
-    folder = cache_dir("synthesis") / design.digest(profile.digest, FLOW_VERSION)
+def synthesize(design: Design, profile: Profile, simulation_ports: tuple[str, ...] = ()) -> Netlist:
+    """The cached netlist of ``design`` mapped to ``profile``'s cells, without the ``simulation_ports``."""
+    # the area and the refused cells come from the parsed liberty
+    folder = cache_dir("synthesis") / design.digest(profile.digest, FLOW_VERSION, PARSER_VERSION, *simulation_ports)
     if (folder / "result.json").exists():
         return Netlist(folder=folder, **json.loads((folder / "result.json").read_text()))
     profile.require_files()
@@ -76,28 +84,23 @@ def synthesize(design: Design, profile: Profile) -> Netlist:
             f"set_driving_cell {profile.driving_cell}\nset_load {profile.output_load_ff * 1e-15 / farad:g}\n")
         files = " ".join(f'"{p}"' for p in design.rtl)
         script = "; ".join([
-            f"read_verilog {files}",
+            f"read_verilog -nopp {files}",
             f"hierarchy -check -top {design.top}",
+            *(f"delete -output {design.top}/{port}" for port in simulation_ports),
             f"synth -flatten -top {design.top}",
             f"dfflibmap -liberty {liberty}",
             f"abc -constr {work / 'constr'} -liberty {liberty}",
             "setundef -zero",
             "opt_clean -purge",
-            f"tee -o {work / 'stat.txt'} stat -liberty {liberty}",
-            f"write_verilog -noattr -noexpr {work / 'netlist.v'}",
+            f"write_verilog -noattr -noexpr -simple-lhs {work / 'netlist.v'}",
             f"write_json {work / 'netlist.json'}",
         ])
-        result = run_tool(["yosys", "-q", "-l", str(work / "log"), "-p", script], cwd=design.root,
-                          timeout=TIMEOUT, readable=(design.root, liberty.parent), writable=(work,))
+        result = run_tool(["yosys", "-q", "-l", str(work / "log"), "-p", script], cwd=design.folder,
+                          timeout=TIMEOUT, readable=(design.folder, liberty.parent), writable=(work,))
         _raise_for(result, work / "log")
-        stat = (work / "stat.txt").read_text()
-        types = {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$", stat, re.M)}
-        unmapped = sorted(t for t in types if t not in library.cells)
-        area = re.search(r"Chip area for module .*?: ([\d.]+)", stat)
-        if unmapped or not area:
-            raise SynthesisError(f"cells the library cannot implement (latches or tristates?): {', '.join(unmapped[:5])}")
-        area = float(area.group(1))
-        meta = {"top": design.top, "area_um2": area, "cells": sum(types.values()), "cell_types": types,
+        types = cell_types(json.loads((work / "netlist.json").read_text()), design.top, library)
+        area = sum(library.cells[t].area_um2 * n for t, n in types.items())
+        meta = {"top": design.top, "area_um2": round(area, 4), "cells": sum(types.values()), "cell_types": types,
                 "seconds": round(result.seconds, 3)}
         (work / "result.json").write_text(json.dumps(meta))
         staging = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
@@ -106,6 +109,23 @@ def synthesize(design: Design, profile: Profile) -> Netlist:
         shutil.rmtree(folder, ignore_errors=True)
         staging.rename(folder)
     return Netlist(folder=folder, **meta)
+
+
+def cell_types(netlist: dict, top: str, library: Library) -> dict[str, int]:
+    """How many cells of each type the ``top`` module of a Yosys JSON ``netlist`` holds, refusing (with
+    SynthesisError) blackbox modules and cells that are not plain library logic."""
+    blackboxes = sorted(name for name in netlist["modules"] if name != top)
+    if blackboxes:
+        raise SynthesisError(f"module {blackboxes[0]} stayed a blackbox: every module must be synthesized")
+    types = Counter(cell["type"] for cell in netlist["modules"][top]["cells"].values())
+    for name in sorted(types):
+        cell = library.cells.get(name)
+        why = ("is not a cell of the library (a latch or a tristate?)" if cell is None else
+               "is a latch" if cell.latch else "is a tristate" if cell.tristate else
+               "has no area in the library" if cell.area_um2 <= 0 else "")
+        if why:
+            raise SynthesisError(f"the netlist holds {types[name]} cell(s) {name}, which {why}: refused")
+    return dict(sorted(types.items()))
 
 
 def synthesis_liberty(profile: Profile) -> Path:

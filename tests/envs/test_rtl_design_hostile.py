@@ -4,6 +4,7 @@ seed stay out of reach, and runaway designs end as failed checks while the env l
 from __future__ import annotations
 
 import json
+import shutil
 import time
 
 import pytest
@@ -11,7 +12,13 @@ import pytest
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
 from chipgym.tasks.chip.cpu.heldout import SEED_ENV
+from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
+from chipgym.tasks.chip.cpu.reference import execute
+from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
+from chipgym.tasks.chip.cpu.workloads import kernel
+from chipgym.tasks.chip.design import load_design
+from chipgym.tasks.chip.verilator import build
 
 RTL = "rtl/chipgym_cpu.v"
 BOUND_SECONDS = 300  # a cold Verilator build takes ~20 s on 2 cores; the rest is a few seconds
@@ -47,7 +54,6 @@ def test_system_fopen_and_readmemh_reach_nothing_of_the_host(env, tmp_path, monk
     # ignores $finish). The first two lines show that $system and $fopen work in the sandbox, so a pass
     # is not vacuous.
     spy = f"""
-`ifdef VERILATOR
   integer spy_r, spy_fd;
   reg [31:0] spy_mem [0:3];
   initial begin
@@ -59,16 +65,24 @@ def test_system_fopen_and_readmemh_reach_nothing_of_the_host(env, tmp_path, monk
     spy_mem[0] = 0;
     $readmemh("{hidden}", spy_mem);                   if (spy_mem[0] == 32'hdeadbeee + 1) spy_seen = 1'b1;
   end
-`endif
 """
     halted = "  assign halted = state == S_HALT;"
     rtl = with_block(spy).replace(halted, "  reg spy_seen = 1'b0;\n" + halted.replace(";", " || spy_seen;"))
     env.step(act.write(RTL, rtl))
     obs, reward, terminated, truncated, info = env.step(act.check())
-    assert info["status"] == "ok", obs["feedback"]
-    assert not planted.exists()
+    # every tool reads the one text, and Yosys cannot elaborate $system: the spy fails the port check
+    assert info["status"] == "failed" and info["check"]["failed_checks"] == ["ports"], obs["feedback"]
     assert "TOPSECRET" not in shown(obs, info) and "deadbeef" not in shown(obs, info)
-    assert "8675309" not in shown(obs, info) and not any("heldout" in name for name in info["check"]["cycles"])
+    assert "8675309" not in shown(obs, info)
+    # the simulator that the functional check would run, built and run directly, stays in its sandbox
+    design = tmp_path / "spy"
+    shutil.copytree(FIXTURES / "multicycle", design)
+    (design / RTL).write_text(rtl)
+    arch, reference = load_arch(), execute(kernel("memcpy", n=3))
+    run = simulate(build(load_design(design), HARNESS), reference.program, arch, {"imem": 1, "dmem": 1},
+                   arch.watchdog(len(reference.retirements)))
+    assert divergence(reference, run) is None
+    assert not planted.exists()
 
 
 def test_a_core_that_never_halts_fails_by_the_watchdog(env):

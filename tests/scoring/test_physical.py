@@ -75,7 +75,7 @@ def test_a_timeout_is_unavailable_with_the_log(accumulator, tmp_path):
 
 def test_broken_rtl_is_unavailable_naming_the_stage(accumulator, tmp_path):
     design = accumulator(10_000)
-    design.rtl[0].write_text("module acc8 (input wire clk); nonsense\nendmodule\n")
-    result = place_and_route(design, tmp_path / "out")
+    (design.root / "rtl" / "acc8.v").write_text("module acc8 (input wire clk); nonsense\nendmodule\n")
+    result = place_and_route(load_design(design.root), tmp_path / "out")
     assert result.status == "unavailable"
     assert result.reason.startswith("qflow synthesize failed")

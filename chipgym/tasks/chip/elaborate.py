@@ -2,7 +2,7 @@
 
 >>> from pathlib import Path
 >>> from chipgym.tasks.chip.design import load_design
->>> e = elaborate(load_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle"), defines=())
+>>> e = elaborate(load_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle"))
 >>> e.problems, e.ports["halted"]
 ([], ('output', 1))
 """
@@ -29,18 +29,17 @@ class Elaboration:
     problems: list[str] = field(default_factory=list)
 
 
-def elaborate(design: Design, defines: tuple[str, ...]) -> Elaboration:
-    """Read, elaborate and flatten ``design.top`` with the ``defines``; report ports and problems."""
+def elaborate(design: Design) -> Elaboration:
+    """Read, elaborate and flatten ``design.top``; report ports and problems."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "netlist.json"
-        flags = " ".join(f"-D{d}" for d in defines)
         files = " ".join(f'"{p}"' for p in design.rtl)
         script = (
-            f"read_verilog {flags} {files}; hierarchy -check -top {design.top}; proc; flatten; "
+            f"read_verilog -nopp {files}; hierarchy -check -top {design.top}; proc; flatten; "
             f"check; write_json {out}"
         )
-        result = run_tool(["yosys", "-q", "-l", str(Path(tmp) / "log"), "-p", script], cwd=design.root,
-                          readable=(design.root,), writable=(tmp,), timeout=ELABORATION_SECONDS,
+        result = run_tool(["yosys", "-q", "-l", str(Path(tmp) / "log"), "-p", script], cwd=design.folder,
+                          readable=(design.folder,), writable=(tmp,), timeout=ELABORATION_SECONDS,
                           memory=ELABORATION_MEMORY)
         log = (Path(tmp) / "log").read_text(errors="replace") if (Path(tmp) / "log").exists() else ""
         if not result.ok:

@@ -44,13 +44,13 @@ def _formal_check(design: Design, properties: Path, depth: int, top: str) -> lis
         aiger, asserts = Path(tmp) / "model.aig", Path(tmp) / "asserts.txt"
         rtl = " ".join(f'"{p}"' for p in design.rtl)
         script = (
-            f'read_verilog -formal {rtl}; chformal -remove; read_verilog -formal "{properties.resolve()}"; '
+            f'read_verilog -formal -nopp {rtl}; chformal -remove; read_verilog -formal "{properties.resolve()}"; '
             f"prep -top {top}; flatten; memory_map; opt -fast; techmap; opt -fast; abc -g AND; opt_clean; "
             f"async2sync; dffunmap; aigmap; opt_clean; tee -q -o {asserts} select -list t:$assert; "
             f"write_aiger -zinit {aiger}"
         )
-        synth = run_tool(["yosys", "-q", "-p", script], cwd=design.root,
-                         readable=(design.root, properties.resolve().parent), writable=(tmp,))
+        synth = run_tool(["yosys", "-q", "-p", script], cwd=design.folder,
+                         readable=(design.folder, properties.resolve().parent), writable=(tmp,))
         if not synth.ok:
             return [f"yosys could not prepare the formal model: {synth.tail(5)}"]
         bmc = run_tool(["yosys-abc", "-c", ABC_SCRIPT.format(aiger=aiger, depth=depth)], cwd=tmp,

@@ -20,16 +20,16 @@ class BuildError(RuntimeError):
     """Verilator rejected the design; the message holds the first errors."""
 
 
-def build(design: Design, harness: Path, defines: tuple[str, ...], extra: tuple[str, ...] = ()) -> Path:
-    """Return the path of a simulator binary for ``design`` driven by ``harness``; ``defines`` are Verilog
-    macros, ``extra`` more Verilator arguments (e.g. ``("-CFLAGS", "-DX")``)."""
-    flags = (*FLAGS, "--top-module", design.top, *(f"-D{d}" for d in defines), "-CFLAGS", "-O1", *extra)
+def build(design: Design, harness: Path, extra: tuple[str, ...] = ()) -> Path:
+    """Return the path of a simulator binary for ``design`` driven by ``harness``; ``extra`` are more
+    Verilator arguments (e.g. ``("-CFLAGS", "-DX")``)."""
+    flags = (*FLAGS, "--top-module", design.top, "-CFLAGS", "-O1", *extra)
     binary = cache_dir("verilator") / design.digest(harness.read_text(), *flags) / "sim"
     if binary.exists():
         return binary
     with tempfile.TemporaryDirectory() as tmp:
         argv = ["verilator", *flags, "--Mdir", tmp, "-o", "sim", str(harness), *map(str, design.rtl)]
-        result = run_tool(argv, cwd=design.root, readable=(design.root, harness.parent), writable=(tmp,))
+        result = run_tool(argv, cwd=design.folder, readable=(design.folder, harness.parent), writable=(tmp,))
         if not result.ok:
             errors = [l for l in result.stderr.splitlines() if l.startswith("%Error")] or [result.tail()]
             raise BuildError("\n".join(errors[:5]))

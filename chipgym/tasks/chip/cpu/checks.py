@@ -23,7 +23,6 @@ from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.verilator import BuildError, build
 
 DV = Path(__file__).parent / "dv"
-RETIRE = "CHIPGYM_RETIRE"
 STALL_PERMILLE = 250
 TIMED_OUT = "timed out after"  # in the error of a simulation that run_tool killed
 FORMAL_DEPTH = 64  # cycles after reset that bmc3 covers (see docs/scoring.md for times)
@@ -34,14 +33,10 @@ def _ports(design: Design, report: CheckReport) -> bool:
     if design.top != contract.top:
         report.fail("ports", f"design.toml top is {design.top!r}, the contract requires {contract.top!r}")
         return False
-    for defines, groups in (((RETIRE,), contract.groups()), ((), ())):
-        e = elaborate(design, defines)
-        label = f"with {RETIRE}" if defines else f"without {RETIRE}"
-        for problem in e.problems or port_problems(contract, e.ports, groups):
-            report.fail("ports", f"{label}: {problem}")
-        if not report.passed:
-            return False
-    return True
+    e = elaborate(design)
+    for problem in e.problems or port_problems(contract, e.ports, contract.groups()):
+        report.fail("ports", problem)
+    return report.passed
 
 
 def run(design: Design, report: CheckReport, programs: list[Program] | None = None,
@@ -57,7 +52,7 @@ def run(design: Design, report: CheckReport, programs: list[Program] | None = No
             return
     with report.timed("build"):
         try:
-            binary = build(design, HARNESS, (RETIRE,))
+            binary = build(design, HARNESS)
         except BuildError as e:
             report.fail("build", str(e))
             return

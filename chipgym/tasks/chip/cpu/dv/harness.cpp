@@ -7,8 +7,9 @@
 //         "E kind message" on a protocol violation or watchdog expiry (then exits),
 //         "END cycle halted fault cnt_cycles cnt_retired cnt_stalls", then "M addr word" per nonzero dmem word.
 // Built with -DCHIPGYM_GATE_LEVEL=WORDS for a gate-level netlist (no retirement port): instead of retirements it
-// counts, for every bit of the netlist's chipgym_nets port (WORDS 32-bit words), the cycles (up to halt/fault)
-// in which it differs from the cycle before, and prints them on one line "A count0 count1 ...".
+// counts, for every bit of the netlist's chipgym_nets port (WORDS 32-bit words), its toggles up to halt/fault,
+// sampled after each clock edge (so the clock and every net of its tree toggle twice per cycle), and prints
+// them on one line "A count0 count1 ...".
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -83,6 +84,15 @@ int main(int argc, char** argv) {
   long long end = -1;
 #ifdef CHIPGYM_GATE_LEVEL
   std::vector<uint32_t> last(CHIPGYM_GATE_LEVEL), toggles(32 * CHIPGYM_GATE_LEVEL);
+  bool sampled = false;
+  auto sample = [&]() {  // the nets that changed since the last clock edge
+    for (int w = 0; w < CHIPGYM_GATE_LEVEL; w++) {
+      uint32_t now = top->chipgym_nets[w], changed = sampled ? now ^ last[w] : 0;
+      last[w] = now;
+      for (; changed; changed &= changed - 1) toggles[32 * w + __builtin_ctz(changed)]++;
+    }
+    sampled = true;
+  };
 #endif
   for (uint64_t cyc = 0;; cyc++) {
     if (end < 0 && cyc >= watchdog) fail(cyc, "watchdog", "no halt or fault within the cycle budget", "core");
@@ -95,11 +105,7 @@ int main(int argc, char** argv) {
     top->clk = 0;
     top->eval();
 #ifdef CHIPGYM_GATE_LEVEL
-    for (int w = 0; end < 0 && w < CHIPGYM_GATE_LEVEL; w++) {
-      uint32_t now = top->chipgym_nets[w], changed = cyc ? now ^ last[w] : 0;
-      last[w] = now;
-      for (; changed; changed &= changed - 1) toggles[32 * w + __builtin_ctz(changed)]++;
-    }
+    if (end < 0) sample();
 #endif
     if (top->imem_resp_valid) ip.pending.pop_front();
     if (top->dmem_resp_valid) dp.pending.pop_front();
@@ -134,6 +140,9 @@ int main(int argc, char** argv) {
     if (done && cyc >= (uint64_t)end + 4) break;
     top->clk = 1;
     top->eval();
+#ifdef CHIPGYM_GATE_LEVEL
+    if (end < 0) sample();
+#endif
   }
   printf("%s END %lld %u %u %u %u %u\n", nonce, end, top->halted, top->fault, top->cnt_cycles, top->cnt_retired, top->cnt_stalls);
 #ifdef CHIPGYM_GATE_LEVEL

@@ -1,0 +1,66 @@
+"""One preprocessing of a design's RTL, read by every tool: the checks, synthesis, formal and the port check.
+
+Verilator's preprocessor (``verilator -E -P``, sandboxed) resolves every `` `include ``, `` `define `` and
+`` `ifdef `` once, with one macro set: ``CHIPGYM_RETIRE`` defined and Verilator's own tool macros
+(``VERILATOR``, ``SYSTEMVERILOG``, ...) undefined. The text that comes out holds no conditional left for a
+tool's predefined macro (Yosys's ``SYNTHESIS``, ``FORMAL``) to flip, and no comment left for a pragma
+(``// synopsys translate_off``); it is what cache keys hash, included files and all. The attributes
+``full_case`` and ``parallel_case``, which only synthesis honours, are refused. The text is stored by its
+content hash under ``$CHIPGYM_CACHE/preprocessed``.
+
+>>> from pathlib import Path
+>>> fixture = Path(__file__).parent / "cpu" / "fixtures" / "multicycle"
+>>> text = preprocess(fixture, tuple(sorted((fixture / "rtl").glob("*.v")))).read_text()
+>>> "`ifdef" in text, "ret_valid" in text
+(False, True)
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from chipgym.cache import cache_dir
+from chipgym.engines.tools import run_tool
+
+DEFINED = ("CHIPGYM_RETIRE",)
+UNDEFINED = ("VERILATOR", "verilator", "verilator3", "SYSTEMVERILOG", "coverage_block_off")
+TIMEOUT = 60
+MAX_CHARS = 16 << 20
+"""a preprocessed design larger than this (say, an include repeated exponentially) is refused"""
+PLAIN_DIRECTIVES = {"timescale", "default_nettype", "resetall", "celldefine", "endcelldefine"}
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
+_DIRECTIVE = re.compile(r"`\s*(\w+)")
+_SYNTHESIS_ONLY = re.compile(r"\(\*[^)]*?\b(full_case|parallel_case)\b")
+
+
+class PreprocessError(ValueError):
+    """The design's directives are malformed (a missing or recursive include, an unbalanced `ifdef)."""
+
+
+def preprocess(root: Path, rtl: tuple[Path, ...]) -> Path:
+    """The one preprocessed text of the ``rtl`` files of the design in ``root``."""
+    argv = ["verilator", "-E", "-P", *(f"-D{m}" for m in DEFINED), *(f"-U{m}" for m in UNDEFINED),
+            f"-I{root / 'rtl'}", *map(str, rtl)]
+    result = run_tool(argv, cwd=root, timeout=TIMEOUT, readable=(root,))
+    if result.timed_out:
+        raise PreprocessError(f"preprocessing did not finish in {TIMEOUT} s (includes nested too deep?)")
+    if not result.ok:
+        errors = [line for line in result.stderr.splitlines() if line.startswith("%Error")] or [result.tail(3)]
+        raise PreprocessError(f"preprocessing: {errors[0]}")
+    text = result.stdout
+    if len(text) > MAX_CHARS:
+        raise PreprocessError(f"the preprocessed design holds {len(text):,} characters, over {MAX_CHARS:,}")
+    code = _STRING.sub('""', text)
+    leftover = sorted({m.group(1) for m in _DIRECTIVE.finditer(code)} - PLAIN_DIRECTIVES)
+    if leftover:
+        raise PreprocessError(f"directives left after preprocessing: {', '.join('`' + d for d in leftover)}")
+    if (attribute := _SYNTHESIS_ONLY.search(code)):
+        raise PreprocessError(f"the attribute {attribute.group(1)} is refused: only synthesis would honour it")
+    target = cache_dir("preprocessed") / hashlib.sha256(text.encode()).hexdigest()[:32] / "design.v"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_suffix(f".{os.getpid()}.tmp")
+    staging.write_text(text)  # written every time: a file changed in place cannot stand for another text
+    staging.replace(target)
+    return target

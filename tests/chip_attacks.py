@@ -1,0 +1,85 @@
+"""Dishonest designs from the chip grader's attacks (issue 12): each a copy of the multicycle fixture with a
+small patch, written to a folder of the caller's."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from chipgym.tasks.chip.cpu.mutants import FIXTURES
+
+RTL = Path("rtl") / "chipgym_cpu.v"
+LEGAL = "  wire legal   = is_r | is_i | is_lui | is_lw | is_sw | is_br | is_jal | is_jalr | is_halt;\n"
+CLOCKED = "always @(posedge clk) begin"
+
+
+def copy(dest: Path) -> Path:
+    shutil.copytree(FIXTURES / "multicycle", dest)
+    return dest
+
+
+def patch(design: Path, old: str, new: str, count: int = 1) -> None:
+    path = design / RTL
+    text = path.read_text()
+    assert text.count(old) == count, old
+    path.write_text(text.replace(old, new))
+
+
+def _set_period(design: Path, period_ps: int) -> None:
+    toml = design / "design.toml"
+    toml.write_text(toml.read_text().replace("clock_period_ps = 8000", f"clock_period_ps = {period_ps}"))
+
+
+def two_faced(dest: Path, macro: str, condition: str = "ifdef") -> Path:
+    """Every instruction is legal (no illegal-instruction fault) when ``condition`` ("ifdef" or "ifndef")
+    ``macro`` holds: smaller and, on kernels that never fault, as correct."""
+    design = copy(dest)
+    patch(design, LEGAL, f"`{condition} {macro}\n  wire legal = 1'b1;\n`else\n{LEGAL}`endif\n")
+    return design
+
+
+def derived_clock(dest: Path, period_ps: int = 6000) -> Path:
+    """The core is clocked by ``tp ^ tn``, two toggle flops on opposite edges (a copy of clk OpenSTA cannot see)."""
+    design = copy(dest)
+    patch(design, "  integer i;\n", "  integer i;\n  reg tp = 1'b0, tn = 1'b0;\n"
+           "  always @(posedge clk) tp <= ~tp;\n  always @(negedge clk) tn <= ~tn;\n  wire gclk = tp ^ tn;\n")
+    patch(design, CLOCKED, "always @(posedge gclk) begin", count=2)
+    _set_period(design, period_ps)
+    return design
+
+
+def gated_clock(dest: Path) -> Path:
+    """Every flop of the core on ``clk | gate_q``, where gate_q stops the clock once the core halts."""
+    design = copy(dest)
+    patch(design, "  integer i;\n", "  integer i;\n  reg gate_q;\n"
+           "  always @(posedge clk) gate_q <= rst ? 1'b0 : halted;\n  wire gclk = clk | gate_q;\n")
+    patch(design, CLOCKED, "always @(posedge gclk) begin", count=2)
+    return design
+
+
+def included_alu(dest: Path) -> Path:
+    """The ALU's ADD case in ``rtl/alu_add.vh``, included (by a path from the design folder, which every
+    tool's working directory was)."""
+    design = copy(dest)
+    patch(design, "      4'h1: alu = a + y;\n", '`include "rtl/alu_add.vh"\n')
+    (design / "rtl" / "alu_add.vh").write_text("      4'h1: alu = a + y;\n")
+    return design
+
+
+def blackbox_latch(dest: Path, hidden: bool = False) -> Path:
+    """``halted`` through osu018's zero-area ``LATCH`` cell, instantiated by name and declared a blackbox (to
+    synthesis only if ``hidden``: formal cannot model a blackbox)."""
+    design = copy(dest)
+    patch(design, "  assign halted = state == S_HALT;\n",
+           "  LATCH halt_latch(.D(state == S_HALT), .CLK(1'b1), .Q(halted));\n")
+    blackbox = "`ifdef SYNTHESIS\n`ifndef FORMAL\n(* blackbox *)\n`endif\n`endif\n" if hidden else "(* blackbox *)\n"
+    (design / "rtl" / "latch.v").write_text(
+        f"{blackbox}module LATCH(input D, input CLK, output Q);\n  assign Q = CLK ? D : 1'b0;\nendmodule\n")
+    return design
+
+
+def partial_lhs(dest: Path) -> Path:
+    """The fetch address with constant high and low bits: Yosys writes ``assign { imem_req_addr[31:14],
+    imem_req_addr[1:0] } = 20'h00000;``, which OpenSTA 2.0.17 cannot parse."""
+    design = copy(dest)
+    patch(design, "  assign imem_req_addr  = pc;\n", "  assign imem_req_addr  = {18'd0, pc[13:2], 2'b00};\n")
+    return design
