@@ -379,10 +379,6 @@ class KlayoutWorker:
         self._ready = self._has_started = False
         self._cleaning = False  # "end" was sent; its reply (is the sandbox clean?) is read before the next job
 
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
-
     def start(self) -> None:
         """Starts the KLayout process (about 2 s); returns before it is ready."""
         if shutil.which("klayout") is None:
