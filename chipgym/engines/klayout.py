@@ -132,12 +132,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return _is_int(value) and value >= 0
 
 
 def _coords(value: Any) -> tuple[int, ...]:
-    if not isinstance(value, list) or len(value) % 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if not isinstance(value, list) or len(value) % 2 or not all(_is_int(v) for v in value):
         raise ValueError("markers: coordinates are a flat list of integer pairs")
     return tuple(value)
 
@@ -233,7 +237,7 @@ class DrcCache:
         return None
 
     def put(self, key: str, result: DrcResult) -> None:
-        if result.status in self.UNCACHED:
+        if result.status in self.UNCACHED or (self.size == 0 and not self.directory):
             return
         text = json.dumps(result.to_json())
         self._remember(key, result, len(text))
@@ -524,7 +528,7 @@ class KlayoutWorker:
             return data
         except (ValueError, RecursionError):
             self._kill_child()
-            return DrcResult(DrcStatus.CRASHED, "the deck's process wrote an unreadable result")
+            return DrcResult(DrcStatus.CRASHED, UNREADABLE)
 
     def _kill_child(self) -> None:
         """Ends the deck's process (the worker forks a fresh one for the next layout) and drops its output."""
@@ -632,7 +636,8 @@ class DrcPool:
         }
         for future in _progress(concurrent.futures.as_completed(futures), len(futures), progress):
             j, missing, keys = futures[future]
-            for i, result in zip(missing, future.result()):
+            for i, raw in zip(missing, future.result()):
+                result = _checked_result(raw, self.max_markers)
                 results[j][i] = result
                 self.cache.put(keys[i], result)
         return results  # type: ignore[return-value]
@@ -644,17 +649,14 @@ class DrcPool:
         if self._closed:
             raise EngineError("this DrcPool is closed")
         raw = self._executor.submit(self._run_on_idle_worker, "", layouts, "summary", max_shapes).result()
-        return [_checked(r, lambda data: LayoutSummary.from_json(data, max_shapes), LayoutSummary) for r in raw]
+        return [_checked_summary(r, max_shapes) for r in raw]
 
     def _run_on_idle_worker(self, deck: str, layouts: Sequence[Layout], kind: str = "deck", limit: int | None = None) -> list:
         worker = self._idle.get()
         try:
-            raw = worker.run(deck, layouts, self.timeout, limit or self.max_markers, kind)
+            return worker.run(deck, layouts, self.timeout, limit or self.max_markers, kind)
         finally:
             self._idle.put(worker)
-        if kind != "deck":
-            return raw
-        return [_checked(r, lambda data: DrcResult.from_json(data, self.max_markers), DrcResult) for r in raw]
 
     def close(self) -> None:
         """Stops every worker and removes their folders. Safe to call twice."""
@@ -679,15 +681,28 @@ class DrcPool:
             self.close()
 
 
-def _checked(raw: dict | DrcResult, parse, kind: type):
-    """A worker's raw reply checked against its schema; a reply that is not one is the deck's crash."""
+UNREADABLE = "the deck's process wrote an unreadable result"
+MALFORMED = (ValueError, KeyError, TypeError, AttributeError, RecursionError)
+
+
+def _checked_result(raw: dict | DrcResult, max_markers: int) -> DrcResult:
+    """A deck's raw reply checked against its schema; one that is not a result is the deck's crash."""
     if isinstance(raw, DrcResult):
-        return raw if kind is DrcResult else kind(error=f"gds: {raw.status.value}: {raw.error}")
+        return raw
     try:
-        return parse(raw)
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        message = "the deck's process wrote an unreadable result"
-        return DrcResult(DrcStatus.CRASHED, message) if kind is DrcResult else kind(error=f"gds: {message}")
+        return DrcResult.from_json(raw, max_markers)
+    except MALFORMED:
+        return DrcResult(DrcStatus.CRASHED, UNREADABLE)
+
+
+def _checked_summary(raw: dict | DrcResult, max_shapes: int) -> LayoutSummary:
+    """The layout reader's raw reply checked against its schema; a failure is the layout's refusal."""
+    if isinstance(raw, DrcResult):
+        return LayoutSummary(error=f"gds: {raw.status.value}: {raw.error}")
+    try:
+        return LayoutSummary.from_json(raw, max_shapes)
+    except MALFORMED:
+        return LayoutSummary(error=f"gds: {UNREADABLE}")
 
 
 def _progress(items: Iterator, total: int, show: bool) -> Iterator:

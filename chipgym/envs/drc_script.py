@@ -156,7 +156,6 @@ class DrcScriptEnv(gym.Env):
         # Three pools: the agent's decks on its own tests, the agent's decks on hidden layouts, and the gold
         # deck (where it is needed). No deck sees both the agent's tests and a hidden layout, and the
         # gold deck never runs where an agent's deck has run. Fresh layouts are never seen twice: no cache.
-        self.timeout = timeout
         self._pool = DrcPool(workers=1, timeout=timeout)
         self._grader = DrcPool(workers=1, timeout=timeout, cache=DrcCache(size=0) if regime == "training" else None)
         needs_gold = regime == "training" or grade == "markers"
