@@ -1,11 +1,13 @@
 """chipgym: Gymnasium environments for chip-design agents, graded by real EDA engines.
 
 >>> import gymnasium, chipgym
->>> "chipgym/DrcScript-v0" in gymnasium.registry and "chipgym/RtlDesign-v0" in gymnasium.registry
-True
+>>> gymnasium.spec("chipgym/DrcScript-v0").max_episode_steps, gymnasium.spec("chipgym/RtlDesign-v0").max_episode_steps
+(30, 40)
 """
 
 from gymnasium.envs.registration import register
 
-register(id="chipgym/DrcScript-v0", entry_point="chipgym.envs.drc_script:DrcScriptEnv")
-register(id="chipgym/RtlDesign-v0", entry_point="chipgym.envs.rtl_design:RtlDesignEnv")
+# max_episode_steps is each env's default step budget (its max_steps argument), so that gymnasium.make's
+# TimeLimit and the budget the env shows its agent agree.
+register(id="chipgym/DrcScript-v0", entry_point="chipgym.envs.drc_script:DrcScriptEnv", max_episode_steps=30)
+register(id="chipgym/RtlDesign-v0", entry_point="chipgym.envs.rtl_design:RtlDesignEnv", max_episode_steps=40)

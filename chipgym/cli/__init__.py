@@ -1,5 +1,5 @@
 """The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run|grade``, ``chipgym chip check``,
-``chipgym pdk install|list|path``.
+``chipgym pdk install|list|path``, ``chipgym replay FILE...``.
 
 Each command group lives in its own module and adds its subcommands to the parser.
 """
@@ -7,11 +7,10 @@ Each command group lives in its own module and adds its subcommands to the parse
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 
-from chipgym.cli import chip, doctor, drc, pdk
-from chipgym.engines.tools import interrupt_all
+from chipgym.cli import chip, doctor, drc, pdk, replay
+from chipgym.engines.tools import exit_cleanly_on_sigterm
 from chipgym.errors import ChipgymError
 
 INFRASTRUCTURE_FAILURE = 2
@@ -24,18 +23,13 @@ def build_parser() -> argparse.ArgumentParser:
     drc.add_commands(commands)
     chip.add_commands(commands)
     pdk.add_commands(commands)
+    replay.add_commands(commands)
     return parser
-
-
-def _terminate(signum: int, frame) -> None:
-    """SIGTERM unwinds like Ctrl-C: running tools stop and every temporary folder is removed."""
-    interrupt_all()
-    raise SystemExit(128 + signum)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    signal.signal(signal.SIGTERM, _terminate)
+    exit_cleanly_on_sigterm()
     try:
         return args.handler(args)
     except (ChipgymError, OSError, ValueError) as error:

@@ -28,7 +28,6 @@ import select
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -610,7 +609,6 @@ class DrcPool:
         self._closed = False
         self._owner = os.getpid()
         _live_pools.add(self)
-        _exit_on_sigterm()
 
     def run(self, deck: str, layouts: Sequence[Layout]) -> list[DrcResult]:
         """Runs one deck on each layout."""
@@ -721,8 +719,3 @@ def _close_live_pools() -> None:
     for pool in list(_live_pools):
         pool.close()
 
-
-def _exit_on_sigterm() -> None:
-    """Turns SIGTERM into a normal exit (so that pools close) unless the program handles it itself."""
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))

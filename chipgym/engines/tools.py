@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -38,6 +39,18 @@ def interrupt_all() -> None:
     """Stops every running and later tool run of this process, so that each removes its staged copies of
     the design (e.g. on SIGTERM, from the main thread's signal handler)."""
     _interrupted.set()
+
+
+def exit_cleanly_on_sigterm() -> None:
+    """Opt in, from the main thread: SIGTERM then stops running tools and exits like Ctrl-C, so that KLayout
+    pools close and every temporary folder is removed. The ``chipgym`` command does; a library never does
+    it on its own, since the handler is the program's."""
+    signal.signal(signal.SIGTERM, _terminate)
+
+
+def _terminate(signum: int, frame) -> None:
+    interrupt_all()
+    raise SystemExit(128 + signum)
 
 
 @dataclass(frozen=True)

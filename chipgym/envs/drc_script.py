@@ -1,73 +1,102 @@
 """``chipgym/DrcScript-v0``: write a KLayout DRC deck for a design rule; rewarded by agreement with the gold deck.
 
-The agent reads a rule, writes a deck (``write``, ``patch``), may add its own test layouts (``add_test``)
-and run the deck on them and on the public examples (``run``), and finally ``submit``s: the deck is graded
-on hidden layouts it never sees, on a separate pool of sandboxed KLayout workers.
+## Description
+After the Rule2DRC benchmark. The agent reads a design rule in words ("met1 width must be at least
+0.14 um"), writes a KLayout DRC deck in KLayout's Ruby DSL, may draw test layouts of its own and run the deck
+on them and on the task's public examples, and submits. The deck is graded on hidden layouts it never sees,
+on a separate pool of sandboxed KLayout workers; what it prints, raises or names on them never reaches the
+agent. Tasks come from a suite (``"drc-v0"``, 331 tasks) or a Rule2DRC ``problems/`` folder.
 
-Two regimes, for two purposes:
+## Action Space
+``Text``: one JSON object per step, built by :mod:`chipgym.envs.drc_actions`: ``write`` (the whole deck),
+``patch`` (search and replace in it), ``add_test`` (a layout, as shapes in um or GDS bytes, with the verdict
+expected per category), ``run`` (the deck on the examples and tests) and ``submit``. A malformed action is
+feedback (``info["action_error"]`` names the field at fault) and costs a step.
 
-- ``regime="training"`` (the default): feedback is a learning signal (F1, fraction of layouts matched, error
-  classes). Every submit is graded on fresh layouts made from the hidden ones (turned, mirrored, moved, with
-  a passing layout beside them; :mod:`chipgym.tasks.drc.instances`) and labelled by the gold deck then, at
-  least ``instances.MIN_FRESH`` of them, so that a deck that remembers layouts or verdicts from earlier
-  submits gains nothing.
+## Observation Space
+``Dict`` of ``Text`` fields: ``rule`` (the rule and its output categories), ``layers`` (name: layer/datatype),
+``examples`` (the public layouts as text, with their verdicts), ``script`` (the deck), ``tests`` (the agent's
+layouts as the sandbox read them), ``feedback`` (what the last action did), and ``docs`` (a KLayout DRC
+reference) with ``include_docs=True``.
+
+## Rewards
+1.0 for a submit whose verdict (any marker, or none) matches the gold deck's in every category on every
+hidden layout (with ``grade="markers"``: the same marker geometry), else 0.0. For partial credit, wrap the
+env in :class:`chipgym.wrappers.DrcRewardShaping`.
+
+Two regimes:
+
+- ``regime="training"`` (the default): feedback is a learning signal (``info["grade"]``: F1, fraction of
+  layouts matched, error classes). Every submit is graded on fresh layouts made from the hidden ones (turned,
+  mirrored, moved, with a passing layout beside them; :mod:`chipgym.tasks.drc.instances`), labelled by the
+  gold deck then, at least ``instances.MIN_FRESH`` of them, so a deck that remembers earlier verdicts gains
+  nothing.
 - ``regime="evaluation"``: one submit per task for the life of the env, graded on the hidden layouts
-  themselves, and the agent learns only whether it succeeded.
+  themselves in an order drawn anew; the agent learns only whether it succeeded.
 
-In both, the deck sees one hidden layout at a time, always under the same name, in an order drawn anew
-for every submit; what it prints, raises or names on hidden layouts never reaches the agent.
+An unavailable engine (a worker lost from outside) sets ``info["status"] = "unavailable"`` with reward 0;
+it is never the deck's 0.
+
+## Starting State
+A task drawn with the reset seed (or ``options={"task": id}``; ``env.task_ids()`` lists them) and a deck
+that only reads the input and opens the report.
+
+## Episode End
+Terminated by ``submit``; truncated when ``max_steps`` steps are spent (registered as
+``max_episode_steps``).
+
+## Arguments
+- ``tasks``: a suite name (``"drc-v0"``), a path to a Rule2DRC ``problems/`` folder, or a list of tasks
+  (episodes of an env made from task objects cannot be saved).
+- ``split``: ``"train"``, ``"test"`` or ``"all"`` tasks of the suite.
+- ``include_docs``: add the KLayout DRC reference (``obs["docs"]``).
+- ``grade``: ``"verdicts"`` (per category: any marker or none, as Rule2DRC) or ``"markers"``.
+- ``regime``: ``"training"`` or ``"evaluation"`` (above).
+- ``max_steps`` (30), ``max_tests`` (32 test layouts), ``timeout`` (seconds of the deck on one layout).
+- ``timings``: wall-clock times under ``info["seconds"]``. ``render_mode``: ``"rgb_array"`` (the last layout
+  with its markers) or ``"ansi"``.
+
+## Version History
+- v0: the first version.
 
 >>> import gymnasium, chipgym
 >>> from chipgym.envs import drc_actions as act
->>> env = gymnasium.make("chipgym/DrcScript-v0", tasks="drc-v0", split="train")          # doctest: +SKIP
->>> obs, info = env.reset(seed=0)                                                          # doctest: +SKIP
->>> print(obs["rule"])                                                                     # doctest: +SKIP
->>> obs, reward, terminated, truncated, info = env.step(act.write(my_deck))                # doctest: +SKIP
->>> obs, reward, terminated, truncated, info = env.step(act.submit())                      # doctest: +SKIP
+>>> from chipgym.tasks.drc.suite import build_suite
+>>> [task] = build_suite(ids=["sky130-0000"])                  # one task of drc-v0, labelled once and cached
+>>> env = gymnasium.make("chipgym/DrcScript-v0", tasks=[task])
+>>> obs, info = env.reset(seed=0)
+>>> obs, reward, terminated, truncated, info = env.step(act.write(task.gold_deck))
+>>> obs, reward, terminated, truncated, info = env.step(act.submit())
+>>> reward, terminated
+(1.0, True)
+>>> env.close()
 """
 
 from __future__ import annotations
 
-import json
 import os
-import string
-import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from chipgym.engines.klayout import DrcCache, DrcPool, DrcResult
 from chipgym.envs import drc_actions
+from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.drc_actions import Action, ActionError
-from chipgym.envs.episode_log import logged_action, replay_log
 from chipgym.scoring.drc import Grade, compare
 from chipgym.tasks.drc import instances
 from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
 from chipgym.tasks.drc.load import load_tasks
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
-CHARSET = string.printable + "µ²³×·±≤≥°–—‘’“”"  # ASCII and the symbols design manuals use
-MAX_TEXT = 500_000
 DOCS_PATH = Path(__file__).with_name("klayout_drc_reference.md")
-RewardMode = Literal["binary", "shaped"]
 Regime = Literal["training", "evaluation"]
 MAX_TEST_SHAPES = 20_000  # polygons of one test layout, once flattened
 FRESH_TRIES = 3  # fresh layout sets drawn before grading on the hidden ones themselves
-
-SHAPED_RUN_COST = 0.01  # reward_mode="shaped": each run and each malformed action costs this much
-SHAPED_PARTIAL_WEIGHT = 0.5  # ... and a failed submit earns this times the fraction of layouts matched
-
-
-def observation_text(text: str) -> str:
-    """Text fit for the observation space: characters outside it become '?', and it is cut to MAX_TEXT."""
-    if not all(c in CHARSET for c in text):
-        text = "".join(c if c in CHARSET else "?" for c in text)
-    return text[:MAX_TEXT]
 
 
 @dataclass(frozen=True)
@@ -84,32 +113,18 @@ class _Episode:
     task: DrcTask
     script: str
     tests: list[_AgentTest] = field(default_factory=list)
-    feedback: str = ""
-    steps: int = 0
-    done: bool = False
     last_layout: bytes | Path | None = None
     last_markers: dict = field(default_factory=dict)
     fresh: Future | None = None  # training: this episode's fresh layouts and the gold deck's results on them
 
 
-class DrcScriptEnv(gym.Env):
-    """Write a KLayout DRC deck that agrees with a hidden gold deck on hidden layouts.
-
-    Args:
-        tasks: a suite name (``"drc-v0"``), a path to a Rule2DRC ``problems/`` folder, or a list of tasks.
-        split: ``"train"``, ``"test"`` or ``"all"`` tasks of the suite.
-        include_docs: add a KLayout DRC reference to the observation (``obs["docs"]``).
-        grade: ``"verdicts"`` (per category: any marker or none, as Rule2DRC) or ``"markers"`` (same geometry).
-        regime: ``"training"`` (fresh hidden layouts every submit, full feedback) or ``"evaluation"`` (one
-            submit per task, success only); see the module docstring.
-        reward_mode: ``"binary"`` (1 for a successful submit, else 0) or ``"shaped"`` (see module constants).
-        max_steps: the step budget; the episode is truncated when it runs out.
-        max_tests: how many test layouts the agent may add.
-        timeout: seconds for the deck on one layout.
-        timings: add wall-clock times under ``info["timing"]`` (off by default: they are not deterministic).
-    """
+class DrcScriptEnv(TextActionEnv):
+    """Write a KLayout DRC deck that agrees with a hidden gold deck on hidden layouts (see the module doc)."""
 
     metadata = {"render_modes": ["rgb_array", "ansi"], "render_fps": 1}
+    env_id = "chipgym/DrcScript-v0"
+    max_action = drc_actions.MAX_ACTION
+    default_max_steps = 30
 
     def __init__(
         self,
@@ -118,8 +133,7 @@ class DrcScriptEnv(gym.Env):
         include_docs: bool = False,
         grade: Literal["verdicts", "markers"] = "verdicts",
         regime: Regime = "training",
-        reward_mode: RewardMode = "binary",
-        max_steps: int = 30,
+        max_steps: int | None = None,
         max_tests: int = 32,
         timeout: float = 20.0,
         timings: bool = False,
@@ -129,30 +143,18 @@ class DrcScriptEnv(gym.Env):
             raise ValueError(f"grade: expected 'verdicts' or 'markers', got {grade!r}")
         if regime not in ("training", "evaluation"):
             raise ValueError(f"regime: expected 'training' or 'evaluation', got {regime!r}")
-        if reward_mode not in ("binary", "shaped"):
-            raise ValueError(f"reward_mode: expected 'binary' or 'shaped', got {reward_mode!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode: expected one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.config = {
-            "tasks": str(tasks) if isinstance(tasks, (str, os.PathLike)) else None, "split": split,
-            "include_docs": include_docs, "grade": grade, "regime": regime, "reward_mode": reward_mode,
-            "max_steps": max_steps, "max_tests": max_tests, "timeout": timeout,
-        }
+        super().__init__({"tasks": tasks, "split": split, "include_docs": include_docs, "grade": grade,
+                          "regime": regime, "max_steps": max_steps, "max_tests": max_tests, "timeout": timeout,
+                          "timings": timings, "render_mode": render_mode}, max_steps, timings, render_mode)
         self.tasks = load_tasks(tasks, split)
         self.grade_mode = grade
         self.regime = regime
-        self.reward_mode = reward_mode
-        self.max_steps = max_steps
         self.max_tests = max_tests
-        self.timings = timings
-        self.render_mode = render_mode
         self.docs = DOCS_PATH.read_text() if include_docs else None
-        text = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
-        fields = {name: text for name in ("rule", "layers", "examples", "script", "tests", "feedback")}
+        fields = {name: text_space() for name in ("rule", "layers", "examples", "script", "tests", "feedback")}
         if include_docs:
-            fields["docs"] = text
+            fields["docs"] = text_space()
         self.observation_space = spaces.Dict(fields)
-        self.action_space = spaces.Text(max_length=drc_actions.MAX_ACTION, min_length=0, charset=CHARSET)
         # Three pools: the agent's decks on its own tests, the agent's decks on hidden layouts, and the gold
         # deck (where it is needed). No deck sees both the agent's tests and a hidden layout, and the
         # gold deck never runs where an agent's deck has run. Fresh layouts are never seen twice: no cache.
@@ -165,16 +167,16 @@ class DrcScriptEnv(gym.Env):
         self._submitted: set[str] = set()  # evaluation: the tasks already graded
         self._examples_text: dict[str, str] = {}
         self._episode: _Episode | None = None
-        self._log: dict[str, Any] = {}
 
     def task_ids(self, group: str | None = None) -> list[str]:
         """The ids of this env's tasks (of one group: sky130, synthetic, syntax, ...), for ``reset(options={"task": id})``."""
         return [task.id for task in self.tasks if group is None or task.group == group]
 
     # -- episode ------------------------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = options or {}
+    def parse_action(self, text: Any) -> Action:
+        return drc_actions.parse(text)
+
+    def _begin(self, options: dict[str, Any]) -> dict[str, Any]:
         if "task" in options:
             matching = [t for t in self.tasks if t.id == options["task"]]
             if not matching:
@@ -183,41 +185,17 @@ class DrcScriptEnv(gym.Env):
         else:
             task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         script = f'source($input)\nreport("{task.id}", $output)\n'
-        self._episode = _Episode(task, script, feedback=f"New task {task.id}. Write a deck, then submit.")
+        self._episode = _Episode(task, script)
+        self.feedback = f"New task {task.id}. Write a deck, then submit."
         if self.regime == "training":  # labelled while the agent works, so that submit waits only for its deck
             self._episode.fresh = self._labeller.submit(self._fresh_cases, task, int(self.np_random.integers(2**63)))
-        self._log = {"config": self.config, "seed": seed, "options": {"task": task.id}, "steps": []}
-        return self._observation(), self._info()
+        return {"task": task.id}
 
-    def step(self, action: str):
-        episode = self._require_episode()
-        start = time.perf_counter()
-        episode.steps += 1
-        reward, terminated, extra = 0.0, False, {}
-        try:
-            if episode.done:
-                raise ActionError("the episode has ended; call reset()")
-            parsed = drc_actions.parse(action, episode.task.categories)
-            reward, terminated, extra = self._apply(parsed, episode)
-        except ActionError as error:
-            episode.feedback = f"Action rejected: {error}"
-            extra = {"action_error": str(error)}
-            reward = -SHAPED_RUN_COST if self.reward_mode == "shaped" else 0.0
-        truncated = not terminated and episode.steps >= self.max_steps
-        episode.done = episode.done or terminated or truncated
-        if truncated:
-            episode.feedback += f"\nThe step budget of {self.max_steps} is spent; the episode ends."
-        info = {**self._info(), **extra}
-        if self.timings:
-            info["timing"] = {"step_seconds": time.perf_counter() - start}
-        self._log["steps"].append({"action": logged_action(action, drc_actions.MAX_ACTION), "reward": reward,
-                                   "terminated": terminated, "truncated": truncated})
-        return self._observation(), reward, terminated, truncated, info
-
-    def _apply(self, action: Action, episode: _Episode) -> tuple[float, bool, dict]:
+    def _apply(self, action: Action) -> StepOutcome:
+        episode = self._episode
         if action.op == "write":
             episode.script = action.script
-            episode.feedback = f"Deck replaced ({len(action.script.splitlines())} lines)."
+            self.feedback = f"Deck replaced ({len(action.script.splitlines())} lines)."
         elif action.op == "patch":
             if action.search not in episode.script:
                 raise ActionError("search: not found in the current deck")
@@ -225,68 +203,66 @@ class DrcScriptEnv(gym.Env):
             if len(patched) > drc_actions.MAX_SCRIPT:
                 raise ActionError(f"replace: the deck would be longer than {drc_actions.MAX_SCRIPT} characters")
             episode.script = patched
-            episode.feedback = "Deck patched."
+            self.feedback = "Deck patched."
         elif action.op == "add_test":
             if len(episode.tests) >= self.max_tests:
                 raise ActionError(f"add_test: at most {self.max_tests} tests")
             test = self._agent_test(action, episode)
             episode.tests.append(test)
             episode.last_layout = test.drawing
-            episode.feedback = f"Test {test.case.name} added (expected {_verdicts(test.case.labels)})."
+            self.feedback = f"Test {test.case.name} added (expected {_verdicts(test.case.labels)})."
         elif action.op == "run":
             return self._run(episode)
         elif action.op == "submit":
             return self._submit(episode)
-        return 0.0, False, {}
+        return StepOutcome()
 
     def _agent_test(self, action: Action, episode: _Episode) -> _AgentTest:
         """Reads the agent's layout in the sandbox, once: what cannot be read, or is too big, is refused."""
+        categories = episode.task.categories
+        if unknown := [c for c in action.expected if c not in categories]:
+            raise ActionError(f"expected.{unknown[0][:64]}: not a category of this task ({', '.join(categories)})")
         [summary] = self._pool.summarise([action.gds], MAX_TEST_SHAPES)
         if not summary.ok:
             raise ActionError(summary.error)
-        expected = {c: action.expected.get(c, 0) for c in episode.task.categories}
+        expected = {c: action.expected.get(c, 0) for c in categories}
         name = action.name or f"test{len(episode.tests) + 1}"
         text = summary_to_text(summary, episode.task.layers)
         return _AgentTest(Testcase(name, action.gds, expected), text, summary_gds(summary))
 
-    def _run(self, episode: _Episode) -> tuple[float, bool, dict]:
+    def _run(self, episode: _Episode) -> StepOutcome:
         cases = list(episode.task.public_examples) + [test.case for test in episode.tests]
         results = self._pool.run(episode.script, [case.gds for case in cases])
         outcome = compare(cases, episode.task.categories, results)
         if outcome.unavailable:
-            episode.feedback = f"The run is unavailable (not the deck's fault): {outcome.unavailable}."
-            return 0.0, False, {"status": "unavailable", "reason": outcome.unavailable}
+            self.feedback = f"The run is unavailable (not the deck's fault): {outcome.unavailable}."
+            return StepOutcome(info={"status": "unavailable", "reason": outcome.unavailable})
         lines = [f"Ran the deck on {len(cases)} layouts: {outcome.layouts_matched:.0%} match the expected verdicts."]
         lines += [_result_line(case, result) for case, result in zip(cases, results)]
-        episode.feedback = "\n".join(lines)
+        self.feedback = "\n".join(lines)
         episode.last_layout = episode.tests[-1].drawing if episode.tests else cases[-1].gds
         episode.last_markers = {n: c.markers for n, c in results[-1].categories.items()}
-        reward = -SHAPED_RUN_COST if self.reward_mode == "shaped" else 0.0
-        return reward, False, {"run": {"layouts_matched": outcome.layouts_matched, "errors": outcome.error_counts}}
+        return StepOutcome(info={"run": {"layouts_matched": outcome.layouts_matched, "errors": outcome.error_counts}})
 
-    def _submit(self, episode: _Episode) -> tuple[float, bool, dict]:
+    def _submit(self, episode: _Episode) -> StepOutcome:
         task = episode.task
         if self.regime == "evaluation" and task.id in self._submitted:
             raise ActionError(f"submit: task {task.id} was already graded; the evaluation regime grades each task once")
         result = self._grade(episode)
         if result.unavailable:
-            episode.feedback = f"Submitted, but grading is unavailable (not the deck's fault): {result.unavailable}."
-            return 0.0, True, {"status": "unavailable", "reason": result.unavailable}
+            self.feedback = f"Submitted, but grading is unavailable (not the deck's fault): {result.unavailable}."
+            return StepOutcome(0.0, True, {"status": "unavailable", "reason": result.unavailable})
         verdict = "accepted" if result.success else "rejected"
         if self.regime == "evaluation":
             self._submitted.add(task.id)
-            episode.feedback = f"Submitted: {verdict}."
-            return float(result.success), True, {"grade": {"success": result.success}}
-        if result.success:
-            reward = 1.0
-        else:
-            reward = SHAPED_PARTIAL_WEIGHT * result.layouts_matched if self.reward_mode == "shaped" else 0.0
+            self.feedback = f"Submitted: {verdict}."
+            return StepOutcome(float(result.success), True, {"grade": {"success": result.success}})
         error = f" Error class on some hidden layouts: {result.error}." if result.error else ""
-        episode.feedback = (
+        self.feedback = (
             f"Submitted: {verdict}. {result.layouts_matched:.0%} of the hidden layouts matched, "
             f"mean F1 {result.f1:.2f}.{error}"
         )
-        return reward, True, {"grade": grade_info(result)}
+        return StepOutcome(float(result.success), True, {"grade": grade_info(result)})
 
     # -- grading ----------------------------------------------------------------------------------------------
     def _grade(self, episode: _Episode) -> Grade:
@@ -318,7 +294,7 @@ class DrcScriptEnv(gym.Env):
 
     # -- observations ---------------------------------------------------------------------------------------
     def _observation(self) -> dict[str, str]:
-        episode = self._require_episode()
+        episode = self._episode
         task = episode.task
         obs = {
             "rule": "\n".join(
@@ -331,7 +307,7 @@ class DrcScriptEnv(gym.Env):
             "tests": "\n\n".join(
                 f"{test.case.name} (expected {_verdicts(test.case.labels)}):\n{test.text}" for test in episode.tests
             ),
-            "feedback": episode.feedback,
+            "feedback": self.feedback,
         }
         if self.docs is not None:
             obs["docs"] = self.docs
@@ -345,20 +321,15 @@ class DrcScriptEnv(gym.Env):
             )
         return self._examples_text[task.id]
 
-    def _info(self) -> dict[str, Any]:
-        episode = self._require_episode()
-        return {"task": episode.task.id, "group": episode.task.group, "step": episode.steps}
+    def _episode_info(self) -> dict[str, Any]:
+        return {"task": self._episode.task.id, "group": self._episode.task.group}
 
-    def _require_episode(self) -> _Episode:
-        if self._episode is None:
-            raise gym.error.ResetNeeded("call reset() before step() or render()")
-        return self._episode
-
-    # -- render, replay, close --------------------------------------------------------------------------------
+    # -- render, close --------------------------------------------------------------------------------------
     def render(self):
-        episode = self._require_episode()
+        self._require_reset()
+        episode = self._episode
         if self.render_mode == "ansi":
-            return f"[{episode.task.id} step {episode.steps}]\n{episode.script}\n---\n{episode.feedback}\n"
+            return f"[{episode.task.id} step {self.steps}]\n{episode.script}\n---\n{self.feedback}\n"
         if self.render_mode == "rgb_array":
             from chipgym.render import render_layout
 
@@ -368,12 +339,6 @@ class DrcScriptEnv(gym.Env):
             return render_layout(layout, episode.last_markers)
         return None
 
-    def save_episode(self, path: str | os.PathLike) -> None:
-        """Writes the episode so far (config, seed, task, actions, rewards) as JSON, for ``replay``."""
-        if self._log.get("config", {}).get("tasks") is None:
-            raise ValueError("save_episode needs an env made from a suite name or a folder, not a list of tasks")
-        Path(path).write_text(json.dumps(self._log, indent=1))
-
     def close(self):
         if (labeller := getattr(self, "_labeller", None)) is not None:
             labeller.shutdown(wait=True, cancel_futures=True)
@@ -381,12 +346,6 @@ class DrcScriptEnv(gym.Env):
             if pool is not None:
                 pool.close()
         super().close()
-
-
-def replay(path: str | os.PathLike) -> list[float]:
-    """Replays a saved episode in a fresh env; raises ValueError if a reward differs from the saved one."""
-    log = json.loads(Path(path).read_text())
-    return replay_log(DrcScriptEnv(**log["config"]), log, path)
 
 
 def grade_info(result: Grade) -> dict[str, Any]:

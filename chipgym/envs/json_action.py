@@ -1,11 +1,15 @@
-"""Decoding the JSON text actions of chipgym's envs, safely: whatever an agent sends, the answer is a dict or
-an :class:`ActionError` that names the field at fault, never another exception.
+"""Decoding the JSON text actions of chipgym's envs, safely: whatever an agent sends, the answer is an
+action or an :class:`ActionError` that names the field at fault, never another exception.
 
 The size is checked before anything is parsed; deeply nested JSON, numbers of thousands of digits and text
 that is not valid Unicode (a lone surrogate) are errors, not crashes.
 
->>> decode('{"op": "run"}', 100)
-{'op': 'run'}
+>>> parse('{"op": "run"}', {"run": lambda data: "running"}, 100)
+'running'
+>>> parse('{"op": ["run"]}', {"run": lambda data: "running"}, 100)
+Traceback (most recent call last):
+...
+chipgym.envs.json_action.ActionError: op: unknown operation ['run']; expected one of run
 >>> decode("[" * 100_000, 1_000_000)
 Traceback (most recent call last):
 ...
@@ -19,7 +23,9 @@ chipgym.envs.json_action.ActionError: action: 213 characters, over the limit of 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
+
+Action = TypeVar("Action")
 
 
 class ActionError(ValueError):
@@ -43,6 +49,16 @@ def decode(text: Any, max_length: int) -> dict:
     return data
 
 
+def parse(text: Any, ops: Mapping[str, Callable[[Mapping], Action]], max_length: int) -> Action:
+    """The action in ``text``: the JSON object decoded, its ``op`` looked up in ``ops``, and the op's reader
+    applied to the object; ActionError names the field at fault."""
+    data = decode(text, max_length)
+    op = data.get("op")
+    if not isinstance(op, str) or op not in ops:
+        raise ActionError(f"op: unknown operation {str(repr(op))[:64]}; expected one of {', '.join(ops)}")
+    return ops[op](data)
+
+
 def text_field(data: Mapping, key: str, limit: int, default: str | None = None) -> str:
     """The string ``data[key]``: at most ``limit`` characters of valid Unicode."""
     value = data.get(key, default)
@@ -56,3 +72,10 @@ def text_field(data: Mapping, key: str, limit: int, default: str | None = None) 
         raise ActionError(f"{key}: not valid Unicode text (a lone surrogate?)") from None
     return value
 
+
+def search_field(data: Mapping, limit: int) -> str:
+    """The ``search`` text of a patch: as :func:`text_field`, and not empty."""
+    search = text_field(data, "search", limit)
+    if not search:
+        raise ActionError("search: must not be empty")
+    return search

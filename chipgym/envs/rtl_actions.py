@@ -23,12 +23,12 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Mapping
+from typing import Callable, Mapping
 
-from chipgym.envs.json_action import ActionError, decode, text_field
+from chipgym.envs import json_action
+from chipgym.envs.json_action import ActionError, search_field, text_field
 from chipgym.tasks.chip.design import MAX_PERIOD_PS
 
-OPS = ("write", "patch", "delete", "set_clock", "check", "submit")
 MAX_FILE = 200_000  # characters of one file
 MAX_PATH = 120  # characters of a path
 MAX_ACTION = 4 * MAX_FILE  # characters of one action (a patch of a whole file fits)
@@ -78,27 +78,26 @@ def submit() -> str:
 
 def parse(text: str) -> Action:
     """The action in ``text``, checked; raises ActionError naming the field at fault."""
-    data = decode(text, MAX_ACTION)
-    op = data.get("op")
-    if op not in OPS:
-        raise ActionError(f"op: unknown operation {op!r}; expected one of {', '.join(OPS)}")
-    if op == "write":
-        return Action(op, path=_path(data), text=text_field(data, "text", MAX_FILE))
-    if op == "patch":
-        search = text_field(data, "search", MAX_FILE)
-        if not search:
-            raise ActionError("search: must not be empty")
-        return Action(op, path=_path(data), search=search, replace=text_field(data, "replace", MAX_FILE))
-    if op == "delete":
-        return Action(op, path=_path(data))
-    if op == "set_clock":
-        return Action(op, period_ps=_period(data))
-    if op == "check":
-        estimate = data.get("estimate", False)
-        if not isinstance(estimate, bool):
-            raise ActionError("estimate: expected true or false")
-        return Action(op, estimate=estimate)
-    return Action(op)
+    return json_action.parse(text, _READERS, MAX_ACTION)
+
+
+def _check(data: Mapping) -> Action:
+    estimate = data.get("estimate", False)
+    if not isinstance(estimate, bool):
+        raise ActionError("estimate: expected true or false")
+    return Action("check", estimate=estimate)
+
+
+_READERS: dict[str, Callable[[Mapping], Action]] = {
+    "write": lambda data: Action("write", path=_path(data), text=text_field(data, "text", MAX_FILE)),
+    "patch": lambda data: Action("patch", path=_path(data), search=search_field(data, MAX_FILE),
+                                 replace=text_field(data, "replace", MAX_FILE)),
+    "delete": lambda data: Action("delete", path=_path(data)),
+    "set_clock": lambda data: Action("set_clock", period_ps=_period(data)),
+    "check": _check,
+    "submit": lambda data: Action("submit"),
+}
+OPS = tuple(_READERS)
 
 
 def _path(data: Mapping) -> str:

@@ -1,36 +1,64 @@
 """``chipgym/RtlDesign-v0``: write the RTL of a small CPU under a fixed contract; rewarded by its cost.
 
-The agent reads the task and its contracts, edits files of a private design folder (``write``, ``patch``,
-``delete``, ``set_clock``), runs the public check on the public workloads (``check``), and finally
-``submit``s: the design is checked again with held-out kernels, synthesized and timed, and rewarded
-``1 / (1 + cost)``, or 0 when any correctness check fails.
+## Description
+After a contract-driven CPU-design benchmark. The agent reads the task, the architecture and ISA contracts
+(XML) and the public workloads, edits the files of a private design folder (Verilog RTL, a Python timing
+model the design must match cycle by cycle, ``design.toml``), runs the public check, and submits. Grading
+runs the checks again with held-out kernels (simulation against an untimed reference, timing-model
+lockstep, a bounded formal gate), then Yosys synthesis, OpenSTA timing and gate-level energy, and rewards
+``1 / (1 + cost)`` with ``cost = (T / 1 us) x (E / 1 nJ) x (A / 10,000 um^2)``.
 
->>> import gymnasium, chipgym
->>> from chipgym.envs import rtl_actions as act
->>> env = gymnasium.make("chipgym/RtlDesign-v0", task="cpu")                                # doctest: +SKIP
->>> obs, info = env.reset(seed=0, options={"start": "multicycle"})                         # doctest: +SKIP
->>> obs, reward, terminated, truncated, info = env.step(act.set_clock(2000))               # doctest: +SKIP
->>> obs, reward, terminated, truncated, info = env.step(act.check())                       # doctest: +SKIP
->>> print(obs["feedback"])                                                                 # doctest: +SKIP
->>> obs, reward, terminated, truncated, info = env.step(act.submit())                      # doctest: +SKIP
+## Action Space
+``Text``: one JSON object per step, built by :mod:`chipgym.envs.rtl_actions`: ``write``, ``patch`` and
+``delete`` a file (paths stay inside the design folder), ``set_clock`` (``clock_period_ps`` in design.toml),
+``check`` (the public check; ``estimate`` adds synthesized area and timing) and ``submit``. A malformed
+action is feedback (``info["action_error"]``) and costs a step.
 
-Rewards (``reward_mode``):
+## Observation Space
+``Dict`` of ``Text`` fields: ``task``, ``contracts``, ``ports``, ``workloads`` (fixed), ``files`` (the
+design folder), ``feedback`` (what the last action did) and ``budget``.
 
-- ``"sparse"``: 0 on every step but ``submit``, which earns the score's reward (0 when a check fails).
-- ``"shaped"``: with the potential ``P = SHAPED_WEIGHT * programs_passed / programs`` of the last ``check``
-  (programs passing both functional and lockstep; 0 when ports or build fail), a ``check`` earns
-  ``P_new - P_old``, ``submit`` earns ``score.reward - P_old`` and the step that runs out of budget earns
-  ``-P_old``, so an episode's return is exactly its sparse return.
+## Rewards
+0 on every step but ``submit``, which earns the score's reward, 0 when any check fails. For a dense
+signal, wrap the env in :class:`chipgym.wrappers.RtlRewardShaping` (potential-based: the return is
+unchanged). Infrastructure failures (a tool missing, the grader out of memory) set
+``info["status"] = "unavailable"`` with ``info["reason"]`` and reward 0; they are never the design's 0.
 
 The grading seed (held-out kernels) is the ``grading_seed`` argument, else ``$CHIPGYM_GRADING_SEED``; it
 never appears in observations, info or saved episodes. With neither, ``submit`` grades with a seed drawn
 from the reset seed and says so in ``info["graded_with"]``. ``check`` never runs held-out kernels.
-Infrastructure failures (a tool missing, the grader out of memory) set ``info["status"] = "unavailable"``
-with ``info["reason"]`` and reward 0; they are never the design's 0. Wall-clock times are only under
-``info["seconds"]``, and only with ``timings=True`` (they are not deterministic).
+
+## Starting State
+The design folder is empty, or holds a copy of a fixture: ``options={"start": "multicycle"}`` or
+``"pipelined"``.
+
+## Episode End
+Terminated by ``submit``; truncated when ``max_steps`` steps are spent (registered as
+``max_episode_steps``).
+
+## Arguments
+- ``task``: the chip task (``"cpu"``). ``profile``: the technology profile of scoring (``"osu018"``,
+  ``"asap7"``). ``grading_seed``: above.
+- ``max_steps`` (40). ``formal``: run the formal gate in ``check`` (slow the first time for each design,
+  then cached).
+- ``timings``: wall-clock times under ``info["seconds"]`` (per step, per check, of grading).
+  ``render_mode``: ``"ansi"``.
 
 Each env edits a private temporary folder (``env.root``), so envs run side by side, e.g. in
 ``gymnasium.vector.AsyncVectorEnv(..., shared_memory=False)`` (Text observations cannot use shared memory).
+
+## Version History
+- v0: the first version.
+
+>>> import gymnasium, chipgym
+>>> from chipgym.envs import rtl_actions as act
+>>> env = gymnasium.make("chipgym/RtlDesign-v0", formal=False)
+>>> obs, info = env.reset(seed=0, options={"start": "multicycle"})
+>>> obs, reward, terminated, truncated, info = env.step(act.set_clock(2000))
+>>> obs, reward, terminated, truncated, info = env.step(act.check())
+>>> print(obs["feedback"].splitlines()[0])
+Check: PASS. All 21 public programs pass.
+>>> env.close()
 """
 
 from __future__ import annotations
@@ -40,7 +68,6 @@ import os
 import re
 import shutil
 import tempfile
-import time
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -48,12 +75,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import gymnasium as gym
 from gymnasium import spaces
 
 from chipgym.envs import rtl_actions
-from chipgym.envs.episode_log import logged_action, replay_log
-from chipgym.envs.drc_script import CHARSET, MAX_TEXT, observation_text
+from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import ChipgymError
 from chipgym.scoring.chip import estimate, score_design
@@ -70,10 +95,8 @@ from chipgym.tasks.chip.cpu.workloads import KERNELS
 from chipgym.tasks.chip.design import DesignError, load_design
 from chipgym.tasks.chip.ports import load_ports
 
-RewardMode = Literal["sparse", "shaped"]
 CPU = DV.parent
 STARTS = ("empty", *sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()))
-SHAPED_WEIGHT = 0.5
 MAX_FILE_SHOWN = 60_000  # characters of one file in obs["files"]
 MAX_FILES = 64  # files in the design folder
 MAX_FAILURES = 10  # failures listed in feedback and info
@@ -101,38 +124,27 @@ class CheckOutcome:
     reason: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Episode:
     start: str
     public_seed: int
-    feedback: str = ""
-    steps: int = 0
-    done: bool = False
-    potential: float = 0.0
 
 
-class RtlDesignEnv(gym.Env):
-    """Design a CPU's RTL and timing model; rewarded ``1 / (1 + cost)`` when every check passes.
+class RtlDesignEnv(TextActionEnv):
+    """Design a CPU's RTL and timing model; rewarded ``1 / (1 + cost)`` when every check passes (see the module
+    doc)."""
 
-    Args:
-        task: the chip task (``"cpu"``).
-        profile: the technology profile ``submit`` scores with (see ``chipgym.scoring.chip``).
-        grading_seed: seed of the held-out kernels (else ``$CHIPGYM_GRADING_SEED``; see the module doc).
-        reward_mode: ``"sparse"`` or ``"shaped"`` (see the module doc).
-        max_steps: the step budget; the episode is truncated when it runs out.
-        formal: run the formal check in ``check`` (slow the first time for each design, then cached).
-        timings: add wall-clock times under ``info["seconds"]`` (per step, per check, of grading).
-    """
-
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    env_id = "chipgym/RtlDesign-v0"
+    max_action = rtl_actions.MAX_ACTION
+    default_max_steps = 40
+    secret_kwargs = ("grading_seed",)
 
     def __init__(
         self,
         task: str = "cpu",
         profile: str = "osu018",
         grading_seed: int | None = None,
-        reward_mode: RewardMode = "sparse",
-        max_steps: int = 40,
+        max_steps: int | None = None,
         formal: bool = True,
         timings: bool = False,
         render_mode: str | None = None,
@@ -141,29 +153,23 @@ class RtlDesignEnv(gym.Env):
             raise ValueError(f"task: expected 'cpu', got {task!r}")
         if profile not in PROFILES:
             raise ValueError(f"profile: expected one of {', '.join(sorted(PROFILES))}, got {profile!r}")
-        if reward_mode not in ("sparse", "shaped"):
-            raise ValueError(f"reward_mode: expected 'sparse' or 'shaped', got {reward_mode!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode: expected one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.config = {"task": task, "profile": profile, "reward_mode": reward_mode, "max_steps": max_steps,
-                       "formal": formal}
-        self.task, self.profile, self.reward_mode = task, profile, reward_mode
-        self.max_steps, self.formal, self.timings, self.render_mode = max_steps, formal, timings, render_mode
+        super().__init__({"task": task, "profile": profile, "grading_seed": grading_seed, "max_steps": max_steps,
+                          "formal": formal, "timings": timings, "render_mode": render_mode},
+                         max_steps, timings, render_mode)
+        self.task, self.profile, self.formal = task, profile, formal
         self._grading_seed = grading_seed
-        text = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
         fields = ("task", "contracts", "ports", "workloads", "files", "feedback", "budget")
-        self.observation_space = spaces.Dict({name: text for name in fields})
-        self.action_space = spaces.Text(max_length=rtl_actions.MAX_ACTION, min_length=0, charset=CHARSET)
+        self.observation_space = spaces.Dict({name: text_space() for name in fields})
         self.root = Path(tempfile.mkdtemp(prefix="chipgym-rtl-")).resolve()
         weakref.finalize(self, shutil.rmtree, self.root, True)  # also when an env is dropped without close()
         self._checks: OrderedDict[str, CheckOutcome] = OrderedDict()
         self._episode: _Episode | None = None
-        self._log: dict[str, Any] = {}
 
     # -- episode ------------------------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = options or {}
+    def parse_action(self, text: Any) -> Action:
+        return rtl_actions.parse(text)
+
+    def _begin(self, options: dict[str, Any]) -> dict[str, Any]:
         start = options.get("start", "empty")
         if start not in STARTS:
             raise ValueError(f"options['start']: expected one of {', '.join(STARTS)}, got {start!r}")
@@ -174,40 +180,13 @@ class RtlDesignEnv(gym.Env):
             shutil.copytree(FIXTURES / start, self.root)
         self._episode = _Episode(start, int(self.np_random.integers(2**31)))
         what = "is empty" if start == "empty" else f"holds a copy of the {start} fixture"
-        self._episode.feedback = f"New episode: the design folder {what}. Edit, check, then submit."
-        self._log = {"config": self.config, "seed": seed, "options": {"start": start}, "steps": []}
-        return self._observation(), self._info()
+        self.feedback = f"New episode: the design folder {what}. Edit, check, then submit."
+        return {"start": start}
 
-    def step(self, action: str):
-        episode = self._require_episode()
-        start = time.perf_counter()
-        episode.steps += 1
-        reward, terminated, extra = 0.0, False, {}
-        try:
-            if episode.done:
-                raise ActionError("the episode has ended; call reset()")
-            reward, terminated, extra = self._apply(rtl_actions.parse(action), episode)
-        except ActionError as error:
-            episode.feedback = f"Action rejected: {error}"
-            extra = {"action_error": str(error)}
-        truncated = not terminated and episode.steps >= self.max_steps
-        if truncated and not episode.done:
-            episode.feedback += f"\nThe step budget of {self.max_steps} is spent; the episode ends."
-            reward -= episode.potential if self.reward_mode == "shaped" else 0.0
-        episode.done = episode.done or terminated or truncated
-        info = {**self._info(), **extra}
-        seconds = info.pop("seconds", {})
-        if self.timings:
-            info["seconds"] = {**seconds, "step": time.perf_counter() - start}
-        self._log["steps"].append(
-            {"action": logged_action(action, rtl_actions.MAX_ACTION), "reward": reward, "terminated": terminated,
-             "truncated": truncated})
-        return self._observation(), reward, terminated, truncated, info
-
-    def _apply(self, action: Action, episode: _Episode) -> tuple[float, bool, dict]:
+    def _apply(self, action: Action) -> StepOutcome:
         if action.op == "write":
             self._write(action.path, action.text)
-            episode.feedback = f"Wrote {action.path} ({len(action.text.splitlines())} lines)."
+            self.feedback = f"Wrote {action.path} ({len(action.text.splitlines())} lines)."
         elif action.op == "patch":
             text = self._read(action.path)
             count = text.count(action.search)
@@ -217,18 +196,18 @@ class RtlDesignEnv(gym.Env):
             if len(patched) > rtl_actions.MAX_FILE:
                 raise ActionError(f"replace: {action.path} would be longer than {rtl_actions.MAX_FILE} characters")
             self._write(action.path, patched)
-            episode.feedback = f"Patched {action.path}."
+            self.feedback = f"Patched {action.path}."
         elif action.op == "delete":
             self._existing(action.path).unlink()
-            episode.feedback = f"Deleted {action.path}."
+            self.feedback = f"Deleted {action.path}."
         elif action.op == "set_clock":
             self._set_clock(action.period_ps)
-            episode.feedback = f"clock_period_ps = {action.period_ps} in design.toml."
+            self.feedback = f"clock_period_ps = {action.period_ps} in design.toml."
         elif action.op == "check":
-            return self._check(episode, action.estimate)
+            return self._check(action.estimate)
         elif action.op == "submit":
-            return self._submit(episode)
-        return 0.0, False, {}
+            return self._submit()
+        return StepOutcome()
 
     # -- files ------------------------------------------------------------------------------------------------
     def _file(self, path: str) -> Path:
@@ -275,7 +254,7 @@ class RtlDesignEnv(gym.Env):
         return sorted(p for p in self.root.rglob("*") if p.is_file() and not p.is_symlink())
 
     # -- check and submit ---------------------------------------------------------------------------------
-    def _check(self, episode: _Episode, estimate: bool) -> tuple[float, bool, dict]:
+    def _check(self, estimate: bool) -> StepOutcome:
         outcome, seconds = self._checked(estimate)
         total = len(_public_programs())
         lines = [_verdict(outcome, total)]
@@ -286,11 +265,7 @@ class RtlDesignEnv(gym.Env):
             lines.append("Cycles: " + ", ".join(f"{name} {n}" for name, n in outcome.cycles.items()))
         if outcome.estimate is not None:
             lines.append("Estimate: " + ", ".join(f"{k} {v}" for k, v in outcome.estimate.items()))
-        episode.feedback = "\n".join(lines)
-        reward = 0.0
-        if self.reward_mode == "shaped" and outcome.status != "unavailable":
-            potential = SHAPED_WEIGHT * outcome.programs_passed / total
-            reward, episode.potential = potential - episode.potential, potential
+        self.feedback = "\n".join(lines)
         info = {
             "status": outcome.status,
             "check": {
@@ -303,7 +278,7 @@ class RtlDesignEnv(gym.Env):
         }
         if outcome.reason:
             info["reason"] = outcome.reason
-        return reward, False, info
+        return StepOutcome(info=info)
 
     def _checked(self, estimate: bool) -> tuple[CheckOutcome, dict[str, float]]:
         """The public check of the design as it is now, memoized by content and options, and the seconds
@@ -345,35 +320,32 @@ class RtlDesignEnv(gym.Env):
         except (FlowUnavailable, ChipgymError) as error:
             return {"unavailable": self._public(str(error))}
 
-    def _submit(self, episode: _Episode) -> tuple[float, bool, dict]:
-        seed, graded_with = self._seed(episode)
+    def _submit(self) -> StepOutcome:
+        seed, graded_with = self._seed()
         try:
             score = score_design(self.root, task=self.task, profile=self.profile, grading_seed=seed)
         except (ChipgymError, MemoryError) as error:
             reason = self._public(f"{type(error).__name__}: {error}")
-            episode.feedback = f"Submitted, but grading is unavailable: {reason}"
-            return 0.0, True, {"status": "unavailable", "reason": reason, "graded_with": graded_with}
+            self.feedback = f"Submitted, but grading is unavailable: {reason}"
+            return StepOutcome(0.0, True, {"status": "unavailable", "reason": reason, "graded_with": graded_with})
         details = score.to_dict()
         info: dict[str, Any] = {"status": score.status, "graded_with": graded_with,
                                 "seconds": {"submit": details.pop("seconds", {})}, "score": _public_score(details)}
         if score.status == "failed":
             info["failures"] = [[check, self._public(detail)] for check, detail in score.failures[:MAX_FAILURES]]
             check, detail = info["failures"][0]
-            episode.feedback = f"Submitted: rejected, reward 0. {check}: {detail}"
+            self.feedback = f"Submitted: rejected, reward 0. {check}: {detail}"
         elif score.status == "unavailable":
             info["reason"] = self._public(score.reason)
-            episode.feedback = f"Submitted, but grading is unavailable: {info['reason']}"
+            self.feedback = f"Submitted, but grading is unavailable: {info['reason']}"
         else:
-            episode.feedback = f"Submitted: accepted, {score.summary()}"
-        reward = score.reward
-        if self.reward_mode == "shaped" and score.status != "unavailable":
-            reward -= episode.potential
-        return reward, True, info
+            self.feedback = f"Submitted: accepted, {score.summary()}"
+        return StepOutcome(score.reward, True, info)
 
-    def _seed(self, episode: _Episode) -> tuple[int, str]:
+    def _seed(self) -> tuple[int, str]:
         if self._grading_seed is not None or SEED_ENV in os.environ:
             return grading_seed(self._grading_seed), "grading seed"
-        return episode.public_seed, PUBLIC_SEED
+        return self._episode.public_seed, PUBLIC_SEED
 
     def _public(self, text: str) -> str:
         """Tool messages with the private design folder's path cut to paths relative to it."""
@@ -381,11 +353,10 @@ class RtlDesignEnv(gym.Env):
 
     # -- observations ---------------------------------------------------------------------------------------
     def _observation(self) -> dict[str, str]:
-        episode = self._require_episode()
         obs = {
             "files": self._files_text(),
-            "feedback": episode.feedback,
-            "budget": f"{self.max_steps - episode.steps} of {self.max_steps} steps left",
+            "feedback": self.feedback,
+            "budget": f"{self.max_steps - self.steps} of {self.max_steps} steps left",
         }
         return {**_static_observation(), **{name: observation_text(text) for name, text in obs.items()}}
 
@@ -401,36 +372,20 @@ class RtlDesignEnv(gym.Env):
             parts.append(f"== {path.relative_to(self.root)} ==\n{text[:MAX_FILE_SHOWN]}{cut}")
         return "\n\n".join(parts)
 
-    def _info(self) -> dict[str, Any]:
-        episode = self._require_episode()
-        return {"start": episode.start, "step": episode.steps, "budget": self.max_steps - episode.steps}
+    def _episode_info(self) -> dict[str, Any]:
+        return {"start": self._episode.start}
 
-    def _require_episode(self) -> _Episode:
-        if self._episode is None:
-            raise gym.error.ResetNeeded("call reset() before step() or render()")
-        return self._episode
-
-    # -- render, replay, close --------------------------------------------------------------------------------
+    # -- render, close ------------------------------------------------------------------------------------
     def render(self):
-        episode = self._require_episode()
+        self._require_reset()
         if self.render_mode == "ansi":
             listing = self._files_text().split("\n\n")[0]
-            return f"[{episode.start} step {episode.steps}]\n{listing}\n---\n{episode.feedback}\n"
+            return f"[{self._episode.start} step {self.steps}]\n{listing}\n---\n{self.feedback}\n"
         return None
-
-    def save_episode(self, path: str | os.PathLike) -> None:
-        """Writes the episode so far (config, seed, start, actions, rewards; never the grading seed) as JSON."""
-        Path(path).write_text(json.dumps(self._log, indent=1))
 
     def close(self):
         shutil.rmtree(self.root, ignore_errors=True)
         super().close()
-
-
-def replay(path: str | os.PathLike, grading_seed: int | None = None) -> list[float]:
-    """Replays a saved episode in a fresh env; raises ValueError if a reward differs from the saved one."""
-    log = json.loads(Path(path).read_text())
-    return replay_log(RtlDesignEnv(**log["config"], grading_seed=grading_seed), log, path)
 
 
 def _verdict(outcome: CheckOutcome, total: int) -> str:

@@ -96,11 +96,16 @@ def test_missing_klayout_says_how_to_install():
 
 LEAK_SCRIPT = textwrap.dedent(
     """
-    import json, sys, time
+    import json, signal, sys, time
     from chipgym.engines.klayout import DrcPool
+    from chipgym.engines.tools import exit_cleanly_on_sigterm
     pool = DrcPool(workers=2)
     pool.run('source($input)', [sys.argv[2]])
-    print(json.dumps({"uids": [w.sandbox.uid for w in pool.workers], "roots": [str(w.root) for w in pool.workers]}), flush=True)
+    untouched = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # a pool leaves the handler to the program
+    if sys.argv[1] == "sigterm":
+        exit_cleanly_on_sigterm()
+    workers = {"uids": [w.sandbox.uid for w in pool.workers], "roots": [str(w.root) for w in pool.workers]}
+    print(json.dumps({**workers, "untouched": untouched}), flush=True)
     if sys.argv[1] == "close":
         pool.close()
     elif sys.argv[1] == "sigterm":
@@ -111,8 +116,10 @@ LEAK_SCRIPT = textwrap.dedent(
 
 @pytest.mark.parametrize("ending", ["close", "exit", "sigterm"])
 def test_shutdown_leaves_no_process_and_no_folder(ending, layouts):
+    """Closing, exiting and (for a program that opts in with exit_cleanly_on_sigterm) SIGTERM."""
     child = subprocess.Popen([sys.executable, "-c", LEAK_SCRIPT, ending, str(layouts["clean"])], stdout=subprocess.PIPE, text=True)
     started = json.loads(child.stdout.readline())
+    assert started["untouched"]
     if ending == "sigterm":
         child.send_signal(signal.SIGTERM)
     assert child.wait(timeout=60) in (0, 128 + signal.SIGTERM)

@@ -154,17 +154,18 @@ def test_malformed_actions_are_feedback_naming_the_field(tasks, tmp_path):
 
 
 def test_saved_episodes_keep_over_long_actions_by_their_length(tasks, tmp_path):
-    from chipgym.envs.drc_script import replay
+    from chipgym.envs.episode import replay
     from chipgym.tasks.drc.rule2drc import write_rule2drc
 
     problems = write_rule2drc(tasks, tmp_path / "suite")
-    env = DrcScriptEnv(tasks=str(problems), split="all", reward_mode="shaped")
+    env = DrcScriptEnv(tasks=str(problems), split="all")
     env.reset(seed=0)
     rewards = [env.step(BAD_ACTIONS["over-long"])[1] for _ in range(5)]
     env.save_episode(tmp_path / "episode.json")
     env.close()
     assert (tmp_path / "episode.json").stat().st_size < 10_000
-    assert replay(tmp_path / "episode.json") == rewards
+    result = replay(tmp_path / "episode.json")
+    assert result.ok and result.rewards == rewards
 
 
 def test_one_bad_action_does_not_bring_down_a_vector_env(tasks):

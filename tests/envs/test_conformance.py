@@ -1,0 +1,88 @@
+"""Every env registered under ``chipgym/``: Gymnasium's checker, determinism under a seed, save and replay, and
+two envs side by side in an ``AsyncVectorEnv``. A new env registered is a tested env; ``EPISODES`` gives it
+cheap arguments and a short real episode (else it plays sampled actions)."""
+
+from __future__ import annotations
+
+import gymnasium
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import chipgym  # noqa: F401  (registers the env ids)
+from chipgym.envs import drc_actions, rtl_actions
+from chipgym.envs.episode import replay
+from chipgym.tasks.drc.rule2drc import write_rule2drc
+from layout_helpers import MET1, MET1_WIDTH_GOLD, met1_width_task
+
+IDS = sorted(env_id for env_id in gymnasium.registry if env_id.startswith("chipgym/"))
+
+
+@pytest.fixture(scope="module")
+def problems(tmp_path_factory):
+    """A one-task Rule2DRC folder: an env made from it can be saved and replayed."""
+    folder = tmp_path_factory.mktemp("conformance")
+    task = met1_width_task(folder, {"ex_narrow": 0.1}, {"hidden_at": 0.14, "hidden_under": 0.139})
+    return str(write_rule2drc([task], folder / "suite"))
+
+
+def episode(env_id: str, problems: str) -> tuple[dict, dict, list[str]]:
+    """Constructor arguments, reset options and actions of a short episode of ``env_id``."""
+    if env_id == "chipgym/DrcScript-v0":
+        narrow = drc_actions.add_test([drc_actions.box(MET1, 0, 0, 0.1, 2)], {"m1.1": 1})
+        actions = [drc_actions.write(MET1_WIDTH_GOLD), narrow, drc_actions.run(), "oops", drc_actions.submit()]
+        return {"tasks": problems, "split": "all"}, {}, actions
+    if env_id == "chipgym/RtlDesign-v0":
+        actions = [rtl_actions.set_clock(1500), rtl_actions.check(), "oops", rtl_actions.write("notes.txt", "x")]
+        return {"formal": False}, {"start": "multicycle"}, actions
+    env = gymnasium.make(env_id)
+    env.action_space.seed(0)
+    actions = [env.action_space.sample() for _ in range(4)]
+    env.close()
+    return {}, {}, actions
+
+
+def play(env_id: str, problems: str, seed: int = 7) -> tuple[list, gymnasium.Env]:
+    kwargs, options, actions = episode(env_id, problems)
+    env = gymnasium.make(env_id, **kwargs)
+    steps = [env.reset(seed=seed, options=options)] + [env.step(action) for action in actions]
+    return steps, env
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_gymnasium_env_checker(env_id, problems):
+    kwargs, _, _ = episode(env_id, problems)
+    env = gymnasium.make(env_id, **kwargs)
+    check_env(env.unwrapped, skip_render_check=True)
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_the_same_seed_and_actions_give_the_same_everything(env_id, problems):
+    first, env = play(env_id, problems)
+    env.close()
+    second, env = play(env_id, problems)
+    env.close()
+    assert repr(first) == repr(second)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_a_saved_episode_replays_as_saved(env_id, problems, tmp_path):
+    steps, env = play(env_id, problems)
+    env.unwrapped.save_episode(tmp_path / "episode.json")
+    env.close()
+    result = replay(tmp_path / "episode.json")
+    assert result.ok, result.divergence
+    assert result.rewards == [step[1] for step in steps[1:]]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_two_envs_side_by_side_in_an_async_vector_env(env_id, problems):
+    kwargs, options, actions = episode(env_id, problems)
+    envs = gymnasium.vector.AsyncVectorEnv([lambda: gymnasium.make(env_id, **kwargs)] * 2, shared_memory=False)
+    try:
+        envs.reset(seed=[0, 1], options=options)
+        for action in actions[:2]:
+            _, rewards, terminated, truncated, _ = envs.step([action, action])
+            assert len(rewards) == 2
+    finally:
+        envs.close()
