@@ -35,7 +35,7 @@ setup() {
         python=/usr/bin/python3
     fi
     [ -x "$VENV/bin/python" ] || { log "creating $VENV"; "$python" -m venv "$VENV"; }
-    local stamp="$VENV/.chipgym-installed-$(sha256sum setup.py | cut -c1-16)"
+    local stamp="$VENV/.chipgym-installed-$(sha256sum pyproject.toml | cut -c1-16)"
     if [ ! -e "$stamp" ]; then
         log "installing chipgym and its Python dependencies into $VENV"
         "$VENV/bin/pip" install -q --disable-pip-version-check -e ".[dev]" 2> >(grep -v "^WARNING: Location" >&2)

@@ -87,7 +87,8 @@ def main() -> None:
     parser.add_argument("--split", default="test", choices=("train", "test", "all"))
     parser.add_argument("--group", help="only tasks of this group (sky130, synthetic, syntax)")
     args = parser.parse_args()
-    env = gymnasium.make("chipgym/DrcScript-v0", tasks=args.tasks, split=args.split, max_steps=40)
+    env = gymnasium.make("chipgym/DrcScript-v0", tasks=args.tasks, split=args.split, max_steps=40,
+                         max_episode_steps=40)
     ids = env.unwrapped.task_ids(args.group)
     solved = Counter()
     tried = Counter()

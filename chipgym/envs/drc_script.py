@@ -42,8 +42,9 @@ A task drawn with the reset seed (or ``options={"task": id}``; ``env.task_ids()`
 that only reads the input and opens the report.
 
 ## Episode End
-Terminated by ``submit``; truncated when ``max_steps`` steps are spent (registered as
-``max_episode_steps``).
+Terminated by ``submit``; truncated when ``max_steps`` steps are spent. The default budget is also the
+id's registered ``max_episode_steps``, so ``gymnasium.make``'s ``TimeLimit`` agrees with it; to change the
+budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_steps=N)``.
 
 ## Arguments
 - ``tasks``: a suite name (``"drc-v0"``), a path to a Rule2DRC ``problems/`` folder, or a list of tasks

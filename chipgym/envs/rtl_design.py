@@ -33,8 +33,9 @@ The design folder is empty, or holds a copy of a fixture: ``options={"start": "m
 ``"pipelined"``.
 
 ## Episode End
-Terminated by ``submit``; truncated when ``max_steps`` steps are spent (registered as
-``max_episode_steps``).
+Terminated by ``submit``; truncated when ``max_steps`` steps are spent. The default budget is also the
+id's registered ``max_episode_steps``, so ``gymnasium.make``'s ``TimeLimit`` agrees with it; to change the
+budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_steps=N)``.
 
 ## Arguments
 - ``task``: the chip task (``"cpu"``). ``profile``: the technology profile of scoring (``"osu018"``,
