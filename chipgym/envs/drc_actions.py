@@ -3,8 +3,8 @@
 >>> from chipgym.envs import drc_actions as act
 >>> act.write('source($input)\\nreport("r", $output)')
 '{"op": "write", "script": "source($input)\\\\nreport(\\\\"r\\\\", $output)"}'
->>> act.parse(act.add_test([act.box((68, 20), 0, 0, 0.1, 2)], {"m1.1": 1})).op
-'add_test'
+>>> act.parse(act.add_test([act.box((68, 20), 0, 0, 0.1, 2)], {"m1.1": 1})).expected
+{'m1.1': 1}
 >>> act.parse('{"op": "fly"}')
 Traceback (most recent call last):
 ...
@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from chipgym.envs import json_action
@@ -29,14 +29,34 @@ MAX_ACTION = 4 * MAX_SCRIPT  # characters of one action (a base64 GDS of MAX_GDS
 
 
 @dataclass(frozen=True)
-class Action:
-    op: str
-    script: str = ""
-    search: str = ""
-    replace: str = ""
-    gds: bytes = b""
-    expected: Mapping[str, int] = field(default_factory=dict)
-    name: str = ""
+class Write:
+    script: str
+
+
+@dataclass(frozen=True)
+class Patch:
+    search: str
+    replace: str
+
+
+@dataclass(frozen=True)
+class AddTest:
+    gds: bytes
+    expected: Mapping[str, int]  # category: 1 (a violation) or 0
+    name: str  # "" for the env to name it
+
+
+@dataclass(frozen=True)
+class Run:
+    pass
+
+
+@dataclass(frozen=True)
+class Submit:
+    pass
+
+
+Action = Write | Patch | AddTest | Run | Submit
 
 
 def write(script: str) -> str:
@@ -86,17 +106,12 @@ def parse(text: str) -> Action:
     return json_action.parse(text, _READERS, MAX_ACTION)
 
 
-def _add_test(data: Mapping) -> Action:
-    return Action("add_test", gds=_test_gds(data), expected=_expected(data), name=_name(data))
-
-
 _READERS: dict[str, Callable[[Mapping], Action]] = {
-    "write": lambda data: Action("write", script=text_field(data, "script", MAX_SCRIPT)),
-    "patch": lambda data: Action("patch", search=search_field(data, MAX_SCRIPT),
-                                 replace=text_field(data, "replace", MAX_SCRIPT)),
-    "add_test": _add_test,
-    "run": lambda data: Action("run"),
-    "submit": lambda data: Action("submit"),
+    "write": lambda data: Write(text_field(data, "script", MAX_SCRIPT)),
+    "patch": lambda data: Patch(search_field(data, MAX_SCRIPT), text_field(data, "replace", MAX_SCRIPT)),
+    "add_test": lambda data: AddTest(_test_gds(data), _expected(data), _name(data)),
+    "run": lambda data: Run(),
+    "submit": lambda data: Submit(),
 }
 OPS = tuple(_READERS)
 

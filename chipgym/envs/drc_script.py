@@ -194,31 +194,32 @@ class DrcScriptEnv(TextActionEnv):
 
     def _apply(self, action: Action) -> StepOutcome:
         episode = self._episode
-        if action.op == "write":
-            episode.script = action.script
-            self.feedback = f"Deck replaced ({len(action.script.splitlines())} lines)."
-        elif action.op == "patch":
-            if action.search not in episode.script:
-                raise ActionError("search: not found in the current deck")
-            patched = episode.script.replace(action.search, action.replace, 1)
-            if len(patched) > drc_actions.MAX_SCRIPT:
-                raise ActionError(f"replace: the deck would be longer than {drc_actions.MAX_SCRIPT} characters")
-            episode.script = patched
-            self.feedback = "Deck patched."
-        elif action.op == "add_test":
-            if len(episode.tests) >= self.max_tests:
-                raise ActionError(f"add_test: at most {self.max_tests} tests")
-            test = self._agent_test(action, episode)
-            episode.tests.append(test)
-            episode.last_layout = test.drawing
-            self.feedback = f"Test {test.case.name} added (expected {_verdicts(test.case.labels)})."
-        elif action.op == "run":
-            return self._run(episode)
-        elif action.op == "submit":
-            return self._submit(episode)
+        match action:
+            case drc_actions.Write(script=script):
+                episode.script = script
+                self.feedback = f"Deck replaced ({len(script.splitlines())} lines)."
+            case drc_actions.Patch(search=search, replace=replace):
+                if search not in episode.script:
+                    raise ActionError("search: not found in the current deck")
+                patched = episode.script.replace(search, replace, 1)
+                if len(patched) > drc_actions.MAX_SCRIPT:
+                    raise ActionError(f"replace: the deck would be longer than {drc_actions.MAX_SCRIPT} characters")
+                episode.script = patched
+                self.feedback = "Deck patched."
+            case drc_actions.AddTest():
+                if len(episode.tests) >= self.max_tests:
+                    raise ActionError(f"add_test: at most {self.max_tests} tests")
+                test = self._agent_test(action, episode)
+                episode.tests.append(test)
+                episode.last_layout = test.drawing
+                self.feedback = f"Test {test.case.name} added (expected {_verdicts(test.case.labels)})."
+            case drc_actions.Run():
+                return self._run(episode)
+            case drc_actions.Submit():
+                return self._submit(episode)
         return StepOutcome()
 
-    def _agent_test(self, action: Action, episode: _Episode) -> _AgentTest:
+    def _agent_test(self, action: drc_actions.AddTest, episode: _Episode) -> _AgentTest:
         """Reads the agent's layout in the sandbox, once: what cannot be read, or is too big, is refused."""
         categories = episode.task.categories
         if unknown := [c for c in action.expected if c not in categories]:

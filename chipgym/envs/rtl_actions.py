@@ -3,10 +3,10 @@
 >>> from chipgym.envs import rtl_actions as act
 >>> act.write("rtl/cpu.v", "module chipgym_cpu; endmodule")
 '{"op": "write", "path": "rtl/cpu.v", "text": "module chipgym_cpu; endmodule"}'
->>> act.parse(act.set_clock(2000)).period_ps
-2000
->>> act.parse(act.check(estimate=True)).estimate
-True
+>>> act.parse(act.set_clock(2000))
+SetClock(period_ps=2000)
+>>> act.parse(act.check(estimate=True))
+Check(estimate=True)
 >>> act.parse(act.delete("../outside.v"))
 Traceback (most recent call last):
 ...
@@ -36,14 +36,42 @@ PATH_CHARS = re.compile(r"[A-Za-z0-9_.\-/]+")
 
 
 @dataclass(frozen=True)
-class Action:
-    op: str
-    path: str = ""
-    text: str = ""
-    search: str = ""
-    replace: str = ""
-    period_ps: int = 0
-    estimate: bool = False
+class FileAction:
+    path: str  # relative to the design folder
+
+
+@dataclass(frozen=True)
+class Write(FileAction):
+    text: str
+
+
+@dataclass(frozen=True)
+class Patch(FileAction):
+    search: str  # must occur exactly once in the file
+    replace: str
+
+
+@dataclass(frozen=True)
+class Delete(FileAction):
+    pass
+
+
+@dataclass(frozen=True)
+class SetClock:
+    period_ps: int
+
+
+@dataclass(frozen=True)
+class Check:
+    estimate: bool = False  # add a synthesis estimate of area and timing
+
+
+@dataclass(frozen=True)
+class Submit:
+    pass
+
+
+Action = Write | Patch | Delete | SetClock | Check | Submit
 
 
 def write(path: str, text: str) -> str:
@@ -81,21 +109,20 @@ def parse(text: str) -> Action:
     return json_action.parse(text, _READERS, MAX_ACTION)
 
 
-def _check(data: Mapping) -> Action:
+def _check(data: Mapping) -> Check:
     estimate = data.get("estimate", False)
     if not isinstance(estimate, bool):
         raise ActionError("estimate: expected true or false")
-    return Action("check", estimate=estimate)
+    return Check(estimate)
 
 
 _READERS: dict[str, Callable[[Mapping], Action]] = {
-    "write": lambda data: Action("write", path=_path(data), text=text_field(data, "text", MAX_FILE)),
-    "patch": lambda data: Action("patch", path=_path(data), search=search_field(data, MAX_FILE),
-                                 replace=text_field(data, "replace", MAX_FILE)),
-    "delete": lambda data: Action("delete", path=_path(data)),
-    "set_clock": lambda data: Action("set_clock", period_ps=_period(data)),
+    "write": lambda data: Write(_path(data), text_field(data, "text", MAX_FILE)),
+    "patch": lambda data: Patch(_path(data), search_field(data, MAX_FILE), text_field(data, "replace", MAX_FILE)),
+    "delete": lambda data: Delete(_path(data)),
+    "set_clock": lambda data: SetClock(_period(data)),
     "check": _check,
-    "submit": lambda data: Action("submit"),
+    "submit": lambda data: Submit(),
 }
 OPS = tuple(_READERS)
 

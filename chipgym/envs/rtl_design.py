@@ -185,29 +185,30 @@ class RtlDesignEnv(TextActionEnv):
         return {"start": start}
 
     def _apply(self, action: Action) -> StepOutcome:
-        if action.op == "write":
-            self._write(action.path, action.text)
-            self.feedback = f"Wrote {action.path} ({len(action.text.splitlines())} lines)."
-        elif action.op == "patch":
-            text = self._read(action.path)
-            count = text.count(action.search)
-            if count != 1:
-                raise ActionError(f"search: occurs {count} times in {action.path}; it must occur exactly once")
-            patched = text.replace(action.search, action.replace)
-            if len(patched) > rtl_actions.MAX_FILE:
-                raise ActionError(f"replace: {action.path} would be longer than {rtl_actions.MAX_FILE} characters")
-            self._write(action.path, patched)
-            self.feedback = f"Patched {action.path}."
-        elif action.op == "delete":
-            self._existing(action.path).unlink()
-            self.feedback = f"Deleted {action.path}."
-        elif action.op == "set_clock":
-            self._set_clock(action.period_ps)
-            self.feedback = f"clock_period_ps = {action.period_ps} in design.toml."
-        elif action.op == "check":
-            return self._check(action.estimate)
-        elif action.op == "submit":
-            return self._submit()
+        match action:
+            case rtl_actions.Write(path=path, text=text):
+                self._write(path, text)
+                self.feedback = f"Wrote {path} ({len(text.splitlines())} lines)."
+            case rtl_actions.Patch(path=path, search=search, replace=replace):
+                text = self._read(path)
+                count = text.count(search)
+                if count != 1:
+                    raise ActionError(f"search: occurs {count} times in {path}; it must occur exactly once")
+                patched = text.replace(search, replace)
+                if len(patched) > rtl_actions.MAX_FILE:
+                    raise ActionError(f"replace: {path} would be longer than {rtl_actions.MAX_FILE} characters")
+                self._write(path, patched)
+                self.feedback = f"Patched {path}."
+            case rtl_actions.Delete(path=path):
+                self._existing(path).unlink()
+                self.feedback = f"Deleted {path}."
+            case rtl_actions.SetClock(period_ps=period_ps):
+                self._set_clock(period_ps)
+                self.feedback = f"clock_period_ps = {period_ps} in design.toml."
+            case rtl_actions.Check(estimate=estimate):
+                return self._check(estimate)
+            case rtl_actions.Submit():
+                return self._submit()
         return StepOutcome()
 
     # -- files ------------------------------------------------------------------------------------------------
