@@ -12,7 +12,6 @@ import sys
 
 from chipgym.cli import chip, doctor, drc, pdk
 from chipgym.engines.tools import interrupt_all
-from chipgym.errors import ChipgymError
 
 INFRASTRUCTURE_FAILURE = 2
 
@@ -38,6 +37,6 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         return args.handler(args)
-    except (ChipgymError, OSError, ValueError) as error:
+    except (OSError, ValueError) as error:  # every ChipgymError is one of them
         print(f"chipgym: {error}", file=sys.stderr)
         return INFRASTRUCTURE_FAILURE

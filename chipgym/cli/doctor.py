@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chipgym.engines import cgroup
-from chipgym.errors import ChipgymError
+from chipgym.errors import InfrastructureError
 from chipgym.scoring.profile import PROFILES, load_profile
 
 
@@ -61,7 +61,7 @@ def sandbox_check() -> str | None:
         try:
             with DrcPool(workers=1) as pool:
                 [result] = pool.run(deck, [layout])
-        except ChipgymError as error:
+        except InfrastructureError as error:
             return str(error)
     if result.counts != {"w": 1}:
         return f"the test deck gave {result.status.value} {result.counts} {result.error}"
@@ -79,7 +79,7 @@ def run(args) -> int:
         try:
             load_profile(profile).require_files()
             shown = "installed"
-        except ChipgymError as error:
+        except InfrastructureError as error:
             shown = f"MISSING: {error}"
         print(f"{profile:10} {shown:45} (the {profile} scoring profile's cell library)")
     for module in PYTHON_MODULES:

@@ -41,7 +41,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from xml.etree import ElementTree
 
 from chipgym.engines.sandbox import Mount, Sandbox
-from chipgym.errors import EngineError, ToolMissingError
+from chipgym.errors import AgentError, EngineError, ToolMissingError
 
 WORKER_SCRIPT = Path(__file__).with_name("klayout_worker.rb")
 INSTALL_HINT = "apt-get install -y klayout"
@@ -278,11 +278,11 @@ def _forget_spawner_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_spawner_after_fork)
 
 
-class _WorkerLost(Exception):
+class _WorkerLost(EngineError):
     """The worker process ended or stopped answering its control pipe: the infrastructure's failure."""
 
 
-class _Stuck(Exception):
+class _Stuck(AgentError):
     """A deck ran past the deadline that the worker itself should have enforced."""
 
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from chipgym.errors import AgentError
 
-class ActionError(ValueError):
+
+class ActionError(AgentError):
     """A malformed action; the message names the field at fault."""
 
 

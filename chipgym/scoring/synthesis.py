@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chipgym.cache import cache_dir
+from chipgym.errors import FlowUnavailable, SynthesisError
 from chipgym.scoring.liberty import PARSER_VERSION, Library, cell_texts, header_text, load_library
 from chipgym.scoring.profile import Profile
 from chipgym.tasks.chip.design import Design
@@ -40,14 +41,6 @@ from chipgym.engines.tools import ToolResult, run_tool
 
 FLOW_VERSION = "2"
 TIMEOUT = 900
-
-
-class SynthesisError(RuntimeError):
-    """Yosys rejected the design, or its netlist holds a cell the flow refuses (the message names it)."""
-
-
-class FlowUnavailable(RuntimeError):
-    """A tool of the scoring flow could not finish (timeout, out of memory, crash): not the design's verdict."""
 
 
 @dataclass(frozen=True)

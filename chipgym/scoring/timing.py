@@ -27,7 +27,8 @@ from pathlib import Path
 from chipgym.scoring.gate_netlist import CLOCK, to_verilog_expr
 from chipgym.scoring.liberty import Library, load_library
 from chipgym.scoring.profile import Profile
-from chipgym.scoring.synthesis import Netlist, FlowUnavailable
+from chipgym.errors import FlowUnavailable
+from chipgym.scoring.synthesis import Netlist
 from chipgym.engines.tools import run_tool
 
 TIMEOUT = 600

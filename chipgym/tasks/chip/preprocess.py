@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 from chipgym.cache import cache_dir
+from chipgym.errors import PreprocessError
 from chipgym.engines.tools import run_tool
 
 DEFINED = ("CHIPGYM_RETIRE",)
@@ -33,10 +34,6 @@ PLAIN_DIRECTIVES = {"timescale", "default_nettype", "resetall", "celldefine", "e
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
 _DIRECTIVE = re.compile(r"`\s*(\w+)")
 _SYNTHESIS_ONLY = re.compile(r"\(\*[^)]*?\b(full_case|parallel_case)\b")
-
-
-class PreprocessError(ValueError):
-    """The design's directives are malformed (a missing or recursive include, an unbalanced `ifdef)."""
 
 
 def preprocess(root: Path, rtl: tuple[Path, ...]) -> Path:

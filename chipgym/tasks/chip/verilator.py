@@ -9,15 +9,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from chipgym.tasks.chip.design import Design
 from chipgym.cache import cache_dir
+from chipgym.errors import BuildError
+from chipgym.tasks.chip.design import Design
 from chipgym.engines.tools import run_tool
 
 FLAGS = ("--cc", "--exe", "--build", "-j", "2", "-O1", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--prefix", "Vtop")
-
-
-class BuildError(RuntimeError):
-    """Verilator rejected the design; the message holds the first errors."""
 
 
 def build(design: Design, harness: Path, extra: tuple[str, ...] = ()) -> Path:

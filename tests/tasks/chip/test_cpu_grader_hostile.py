@@ -24,7 +24,8 @@ from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.workloads import programs
-from chipgym.tasks.chip.design import MAX_PERIOD_PS, DesignError, load_design
+from chipgym.errors import DesignError
+from chipgym.tasks.chip.design import MAX_PERIOD_PS, load_design
 from chipgym.tasks.chip.elaborate import ELABORATION_SECONDS
 from chipgym.tasks.chip.formal import formal_check
 

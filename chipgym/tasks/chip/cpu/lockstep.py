@@ -11,15 +11,12 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from chipgym.errors import TimingModelError
 from chipgym.tasks.chip.cpu.reference import Run
 from chipgym.tasks.chip.cpu.testbench import SimResult
 from chipgym.engines.tools import run_tool
 
 PYTHON = "/usr/bin/python3"  # Debian's: the sandbox shows /usr only
-
-
-class TimingModelError(Exception):
-    """The timing model could not be loaded or run at all (its own failure, reported by the check)."""
 
 
 # Runs in the sandbox under Debian's python3: the design's model sees each run as plain attributes
