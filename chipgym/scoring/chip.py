@@ -24,11 +24,9 @@ divergence; a tool that cannot run (missing, out of memory, timeout) makes the s
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import os
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -37,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from chipgym.cache import cache_dir
+from chipgym.engines.versions import tool_version
 from chipgym.errors import DesignError, FlowUnavailable, ProfileMissingError, SynthesisError, ToolMissingError
 from chipgym.scoring.activity import GateRun, GateSimulator, gate_simulator
 from chipgym.scoring.energy import EnergyModel, energy_model
@@ -61,6 +60,8 @@ INSTRUCTIONS = 10_000
 SIMULATION_PORTS = tuple(p.name for p in load_ports(DV / "ports.xml").ports if p.group == "retire")
 """ports of the checked RTL that the scored netlist does not have"""
 GATE_STALL_SEED = 1
+SCORED_WITH = ("yosys", "verilator", "opensta")
+"""the tools whose versions a score records"""
 
 
 @dataclass
@@ -189,7 +190,7 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             score.seconds[name] = round(time.monotonic() - start, 3)
 
     prof.require_files()
-    score.tools = tool_versions()
+    score.tools = {name: tool_version(name) or "missing" for name in SCORED_WITH}
     for tool, version in score.tools.items():
         if version == "missing":
             raise ToolMissingError(tool, "bash run.sh setup")
@@ -302,14 +303,3 @@ def estimate(design_dir: str | Path, profile: str = "osu018") -> Estimate:
     return Estimate(profile, netlist.area_um2, netlist.cells, design.clock_period_ps, timing.slack_ps,
                     timing.critical_path, timing.problems)
 
-
-@functools.cache
-def tool_versions() -> dict[str, str]:
-    versions = {}
-    for tool, argv in {"yosys": ["yosys", "-V"], "verilator": ["verilator", "--version"],
-                       "opensta": ["sta", "-version"]}.items():
-        try:
-            versions[tool] = subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout.strip()
-        except (OSError, subprocess.TimeoutExpired):
-            versions[tool] = "missing"
-    return versions
