@@ -23,7 +23,6 @@ divergence; a tool that cannot run (missing, out of memory, timeout) makes the s
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -37,6 +36,7 @@ from typing import Any, Callable
 from chipgym.cache import cache_dir
 from chipgym.engines.versions import tool_version
 from chipgym.errors import DesignError, FlowUnavailable, ProfileMissingError, SynthesisError, ToolMissingError
+from chipgym.results import Failure, JsonResult, Status
 from chipgym.scoring.activity import GateRun, GateSimulator, gate_simulator
 from chipgym.scoring.energy import EnergyModel, energy_model
 from chipgym.scoring.liberty import PARSER_VERSION, load_library
@@ -65,14 +65,14 @@ SCORED_WITH = ("yosys", "verilator", "opensta")
 
 
 @dataclass
-class ChipScore:
-    status: str
-    """"ok", "failed" (reward 0, see ``failures``) or "unavailable" (no verdict, see ``reason``)"""
+class ChipScore(JsonResult):
+    status: Status
+    """ok, failed (reward 0, see ``failures``) or unavailable (no verdict, see ``reason``)"""
     reward: float
     profile: str
     key: str
     """content hash of the design (timing model included), the profile, the flow and the graded workloads"""
-    failures: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
     reason: str = ""
     T_us: float | None = None
     E_nJ: float | None = None
@@ -92,16 +92,12 @@ class ChipScore:
     seconds: dict[str, float] = field(default_factory=dict)
     """wall time of each stage: the only field that differs between two scorings of one design"""
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @staticmethod
-    def from_dict(data: dict[str, Any]) -> "ChipScore":
-        data = dict(data, failures=[tuple(f) for f in data["failures"]])
-        return ChipScore(**data)
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
+        self.failures = [Failure(*f) for f in self.failures]
 
     def summary(self) -> str:
-        if self.status != "ok":
+        if self.status is not Status.OK:
             detail = self.reason or "; ".join(f"{c}: {d}" for c, d in self.failures[:3])
             return f"{self.status.upper()} ({self.profile}): {detail}"
         return (f"reward {self.reward:.4f} ({self.profile}): cost {self.cost:.4g} = T {self.T_us:.4g} us x "
@@ -123,11 +119,11 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     try:
         prof = load_profile(profile)
     except ProfileMissingError as e:
-        return ChipScore("unavailable", 0.0, profile, "", reason=str(e))
+        return ChipScore(Status.UNAVAILABLE, 0.0, profile, "", reason=str(e))
     try:
         design = load_design(design_dir, profile)
     except DesignError as e:
-        return ChipScore("failed", 0.0, profile, "", failures=[("design", str(e))])
+        return ChipScore(Status.FAILED, 0.0, profile, "", failures=[Failure("design", str(e))])
     seed = grading_seed if grading_seed is not None else (resolve_seed() if SEED_ENV in os.environ else None)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
     model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
@@ -136,17 +132,17 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     cached = cache_dir("scores") / f"{key}.json"
     if cached.exists():
         return ChipScore.from_dict(json.loads(cached.read_text()))
-    score = ChipScore("ok", 0.0, profile, key, period_ps=design.clock_period_ps,
+    score = ChipScore(Status.OK, 0.0, profile, key, period_ps=design.clock_period_ps,
                       graded_with="public and held-out kernels" if seed is not None else "public kernels")
     try:
         _score(design, prof, seed, physical, score, stage)
     except OSError as e:  # an InfrastructureError, or the machine's own (a full disk, ...)
-        score.status, score.reason = "unavailable", str(e)
-    if score.status == "ok":
+        score.status, score.reason = Status.UNAVAILABLE, str(e)
+    if score.status is Status.OK:
         score.reward = 1.0 / (1.0 + score.cost)
     else:
         score.reward = 0.0
-    if score.status != "unavailable":
+    if score.status is not Status.UNAVAILABLE:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(score.to_dict()))
@@ -201,20 +197,20 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             report = check_design(design.root, profile=prof.name, grading_seed=seed,
                                   on_check=lambda c: stage(f"check: {c}"))
         if not report.passed:
-            score.status, score.failures = "failed", list(report.failures)
+            score.status, score.failures = Status.FAILED, list(report.failures)
             return
         try:
             built = implementation.result()
         except SynthesisError as e:  # UnsupportedCell too
-            score.status, score.failures = "failed", [("synthesis", str(e))]
+            score.status, score.failures = Status.FAILED, [Failure("synthesis", str(e))]
             return
     score.A_um2, score.cells = built.netlist.area_um2, built.netlist.cells
     score.slack_ps, score.critical_path = built.timing.slack_ps, built.timing.critical_path
     if built.simulator is None:
-        score.status = "failed"
-        score.failures = [("timing", built.timing.problems[0] if built.timing.problems else
-                           f"worst slack {built.timing.slack_ps} ps at the declared period of "
-                           f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
+        score.status = Status.FAILED
+        score.failures = [Failure("timing", built.timing.problems[0] if built.timing.problems else
+                                  f"worst slack {built.timing.slack_ps} ps at the declared period of "
+                                  f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
         return
     arch = load_arch()
     latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
@@ -229,7 +225,7 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             if problem:
                 if len(KERNELS) <= index < len(programs):  # held out: its index only
                     problem = heldout_failure(index - len(KERNELS))
-                score.status, score.failures = "failed", [("gate-level", f"synthesized netlist: {problem}")]
+                score.status, score.failures = Status.FAILED, [Failure("gate-level", f"synthesized netlist: {problem}")]
                 return
             if not is_graded:
                 continue
@@ -279,7 +275,7 @@ def _rtl_problem(rtl: Path, reference: Run, arch: Arch, latency: dict[str, int],
 
 
 @dataclass(frozen=True)
-class Estimate:
+class Estimate(JsonResult):
     """Area and timing of a design without the checks: feedback, not a score."""
 
     profile: str
@@ -290,9 +286,6 @@ class Estimate:
     critical_path: str
     timing_problems: list[str]
     """what fails timing whatever the slack (see :mod:`chipgym.scoring.timing`)"""
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def estimate(design_dir: str | Path, profile: str = "osu018") -> Estimate:

@@ -32,21 +32,22 @@ in all; an 18-bit multiply-accumulate (4,276 cells) 5 s to synthesize, 166 s to 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from chipgym.engines import qflow
 from chipgym.errors import ToolMissingError
+from chipgym.results import JsonResult, Status
 from chipgym.tasks.chip.design import Design
 
 MAX_CELLS = 4000  # cells after synthesis: 4,276 placed and routed in 305 s here, 5,345 did not route in 700 s
 
 
 @dataclass
-class PhysicalResult:
+class PhysicalResult(JsonResult):
     """The outcome of one place-and-route run: areas in um^2, delays in ps, stage times in seconds."""
 
-    status: str  # "ok" | "unavailable"
+    status: Status  # ok or unavailable
     reason: str = ""
     clock_period_ps: int = 0
     cells: int | None = None  # standard cells after synthesis (with qflow's fanout buffers)
@@ -58,8 +59,8 @@ class PhysicalResult:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     qflow_version: str = ""
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
 
 
 def place_and_route(design: Design, out_dir: Path, max_cells: int = MAX_CELLS, timeout: float = 900,
@@ -71,18 +72,18 @@ def place_and_route(design: Design, out_dir: Path, max_cells: int = MAX_CELLS, t
     """
     period = design.clock_period_ps
     if not qflow.available():
-        return PhysicalResult("unavailable", "qflow or its osu018 technology is not installed", period)
+        return PhysicalResult(Status.UNAVAILABLE, "qflow or its osu018 technology is not installed", period)
     gds = out_dir / f"{design.top}.gds"
     source = "\n".join(p.read_text() for p in design.rtl)  # the preprocessed text, the retirement port kept
     try:
         run = qflow.place_and_route(source, design.top, period, clock, max_cells, timeout, gds)
     except ToolMissingError as e:
-        return PhysicalResult("unavailable", str(e), period)
-    result = PhysicalResult("unavailable", run.failure, period, run.cells, run.die_area_um2, run.cell_area_um2,
+        return PhysicalResult(Status.UNAVAILABLE, str(e), period)
+    result = PhysicalResult(Status.UNAVAILABLE, run.failure, period, run.cells, run.die_area_um2, run.cell_area_um2,
                             run.worst_slack_ps, stage_seconds=run.stage_seconds, qflow_version=run.version)
     if run.failure:
         return result
     if result.worst_slack_ps is not None:
         result.critical_path_ps = round(period - result.worst_slack_ps, 2)
-    result.status, result.gds = "ok", str(gds)
+    result.status, result.gds = Status.OK, str(gds)
     return result
