@@ -1,4 +1,4 @@
-"""Every error chipgym raises, in three categories under :class:`ChipgymError`.
+"""Every error class chipgym defines, in three categories under :class:`ChipgymError`.
 
 - :class:`InfrastructureError` (an ``OSError``): the machine or its tools failed, not the agent; a result
   that meets one is *unavailable*, never a verdict.

@@ -186,10 +186,10 @@ def klayout_version() -> str:
     return require_tool("klayout")
 
 
-def probe_dsl_methods() -> dict[str, list[str]]:
-    """Ask the KLayout binary for its DSL methods: ``{"layer": [...], "engine": [...]}`` (a trusted script,
+def probe_dsl_methods(klayout: str = "klayout") -> dict[str, list[str]]:
+    """Ask a KLayout binary for its DSL methods: ``{"layer": [...], "engine": [...]}`` (a trusted script,
     run outside the sandbox)."""
-    out = subprocess.run(["klayout", "-b", "-r", str(DSL_PROBE)], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([klayout, "-b", "-r", str(DSL_PROBE)], capture_output=True, text=True, check=True).stdout
     found: dict[str, list[str]] = {"layer": [], "engine": []}
     for kind, name in (line.split(" ", 1) for line in out.splitlines() if " " in line):
         if name[:1].isalpha():
