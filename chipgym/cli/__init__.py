@@ -11,7 +11,6 @@ import sys
 
 from chipgym.cli import chip, doctor, drc, pdk, replay
 from chipgym.engines.tools import exit_cleanly_on_sigterm
-from chipgym.errors import ChipgymError
 
 INFRASTRUCTURE_FAILURE = 2
 
@@ -32,6 +31,6 @@ def main(argv: list[str] | None = None) -> int:
     exit_cleanly_on_sigterm()
     try:
         return args.handler(args)
-    except (ChipgymError, OSError, ValueError) as error:
+    except (OSError, ValueError) as error:  # every ChipgymError is one of them
         print(f"chipgym: {error}", file=sys.stderr)
         return INFRASTRUCTURE_FAILURE

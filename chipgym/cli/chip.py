@@ -10,6 +10,7 @@ from typing import Callable, Iterator
 
 from tqdm import tqdm
 
+from chipgym.results import Status
 from chipgym.scoring.profile import PROFILES
 
 
@@ -70,7 +71,7 @@ def score(args) -> int:
                   f"{run['T_us']:.4g} us, {run['E_nJ']:.4g} nJ")
         if result.physical:
             print(f"  physical: {json.dumps(result.physical)}")
-    return {"ok": 0, "failed": 1}.get(result.status, INFRASTRUCTURE_FAILURE)
+    return {Status.OK: 0, Status.FAILED: 1}.get(result.status, INFRASTRUCTURE_FAILURE)
 
 
 def add_commands(commands) -> None:

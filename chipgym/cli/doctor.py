@@ -3,47 +3,16 @@
 from __future__ import annotations
 
 import importlib.metadata
-import shutil
-import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from chipgym.engines import cgroup
-from chipgym.errors import ChipgymError
+from chipgym.engines.versions import TOOLS, tool_version
+from chipgym.errors import InfrastructureError
 from chipgym.scoring.profile import PROFILES, load_profile
 
 
-@dataclass(frozen=True)
-class Tool:
-    command: str
-    version_args: tuple[str, ...]
-    needed_for: str
-    install: str
-    required: bool = True
-
-
-TOOLS = (
-    Tool("klayout", ("-b", "-v"), "running DRC decks", "apt-get install -y klayout"),
-    Tool("bwrap", ("--version",), "the sandbox", "apt-get install -y bubblewrap"),
-    Tool("prlimit", ("--version",), "the sandbox's resource limits", "apt-get install -y util-linux"),
-    Tool("setpriv", ("--version",), "the sandbox's own uid", "apt-get install -y util-linux"),
-    Tool("yosys", ("-V",), "elaborating and checking RTL", "apt-get install -y yosys"),
-    Tool("yosys-abc", ("-q", "version"), "the formal gate (ABC's bmc3)", "apt-get install -y yosys"),
-    Tool("verilator", ("--version",), "simulating RTL", "apt-get install -y verilator"),
-    Tool("g++", ("--version",), "building Verilator simulators", "apt-get install -y g++ make"),
-    Tool("sta", ("-version",), "timing chip designs (OpenSTA)", "apt-get install -y opensta"),
-    Tool("qflow", ("-v",), "the optional physical tier of chip scoring", "apt-get install -y qflow", required=False),
-)
 PYTHON_MODULES = ("gymnasium", "numpy", "gdstk", "klayout", "pyyaml", "tqdm")
-
-
-def tool_version(tool: Tool) -> str | None:
-    """The first line the tool prints about its version, or None when it is not installed."""
-    if shutil.which(tool.command) is None:
-        return None
-    run = subprocess.run([tool.command, *tool.version_args], capture_output=True, text=True, timeout=60)
-    return (run.stdout.strip() or run.stderr.strip()).splitlines()[0]
 
 
 def sandbox_check() -> str | None:
@@ -61,7 +30,7 @@ def sandbox_check() -> str | None:
         try:
             with DrcPool(workers=1) as pool:
                 [result] = pool.run(deck, [layout])
-        except ChipgymError as error:
+        except InfrastructureError as error:
             return str(error)
     if result.counts != {"w": 1}:
         return f"the test deck gave {result.status.value} {result.counts} {result.error}"
@@ -70,8 +39,8 @@ def sandbox_check() -> str | None:
 
 def run(args) -> int:
     healthy = True
-    for tool in TOOLS:
-        version = tool_version(tool)
+    for tool in TOOLS.values():
+        version = tool_version(tool.name)
         healthy &= version is not None or not tool.required
         shown = version or f"MISSING: {tool.install}"
         print(f"{tool.command:10} {shown:45} ({tool.needed_for})")
@@ -79,7 +48,7 @@ def run(args) -> int:
         try:
             load_profile(profile).require_files()
             shown = "installed"
-        except ChipgymError as error:
+        except InfrastructureError as error:
             shown = f"MISSING: {error}"
         print(f"{profile:10} {shown:45} (the {profile} scoring profile's cell library)")
     for module in PYTHON_MODULES:

@@ -53,7 +53,7 @@ def grade_deck(args) -> int:
     if result.unavailable:
         raise EngineError(f"grading is unavailable: {result.unavailable}")
     if args.json:
-        json.dump(result.to_json(), sys.stdout, indent=2)
+        json.dump(result.to_dict(), sys.stdout, indent=2)
         print()
         return 0
     print(f"{tasks[0].id}: {'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, "

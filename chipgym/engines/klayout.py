@@ -40,10 +40,11 @@ from typing import Any, Iterator, Mapping, Sequence
 from xml.etree import ElementTree
 
 from chipgym.engines.sandbox import Mount, Sandbox
-from chipgym.errors import EngineError, ToolMissingError
+from chipgym.engines.versions import TOOLS, require_tool
+from chipgym.errors import AgentError, EngineError, ToolMissingError
 
 WORKER_SCRIPT = Path(__file__).with_name("klayout_worker.rb")
-INSTALL_HINT = "apt-get install -y klayout"
+DSL_PROBE = Path(__file__).with_name("klayout_dsl_probe.rb")
 
 Layout = str | os.PathLike | bytes
 Marker = tuple  # ("polygon", (x0, y0, ...), *holes) | ("edge_pair", (x0, y0, x1, y1, x2, y2, x3, y3)) | ...
@@ -179,13 +180,20 @@ def _unquote(name: str) -> str:
     return name
 
 
-@functools.cache
 def klayout_version() -> str:
     """The version of the KLayout binary that runs decks, e.g. ``'KLayout 0.28.5'``."""
-    if shutil.which("klayout") is None:
-        raise ToolMissingError("klayout", INSTALL_HINT)
-    run = subprocess.run(["klayout", "-b", "-v"], capture_output=True, text=True, timeout=60)
-    return run.stdout.strip() or run.stderr.strip()
+    return require_tool("klayout")
+
+
+def probe_dsl_methods(klayout: str = "klayout") -> dict[str, list[str]]:
+    """Ask a KLayout binary for its DSL methods: ``{"layer": [...], "engine": [...]}`` (a trusted script,
+    run outside the sandbox)."""
+    out = subprocess.run([klayout, "-b", "-r", str(DSL_PROBE)], capture_output=True, text=True, check=True).stdout
+    found: dict[str, list[str]] = {"layer": [], "engine": []}
+    for kind, name in (line.split(" ", 1) for line in out.splitlines() if " " in line):
+        if name[:1].isalpha():
+            found[kind].append(name)
+    return found
 
 
 @functools.cache
@@ -277,11 +285,11 @@ def _forget_spawner_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_spawner_after_fork)
 
 
-class _WorkerLost(Exception):
+class _WorkerLost(EngineError):
     """The worker process ended or stopped answering its control pipe: the infrastructure's failure."""
 
 
-class _Stuck(Exception):
+class _Stuck(AgentError):
     """A deck ran past the deadline that the worker itself should have enforced."""
 
 
@@ -385,7 +393,7 @@ class KlayoutWorker:
     def start(self) -> None:
         """Starts the KLayout process (about 2 s); returns before it is ready."""
         if shutil.which("klayout") is None:
-            raise ToolMissingError("klayout", INSTALL_HINT)
+            raise ToolMissingError("klayout", TOOLS["klayout"].install)
         results_read, results_write = os.pipe()
         argv = self.sandbox.command(
             ["klayout", "-b", "-r", "/driver/klayout_worker.rb", "-rd", f"results_fd={results_write}"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from chipgym.engines.sandbox import Mount, Sandbox
-from chipgym.errors import ChipgymError
+from chipgym.errors import ToolInterrupted
 
 TOOL_MEMORY = 8 << 30  # bytes of address space per process: a C++ compile of a Verilated CPU needs a few GB
 TOOL_PROCESSES = 256
@@ -29,10 +29,6 @@ MAX_OUTPUT = 16 << 20  # bytes of stdout and of stderr kept; a tool that writes 
 
 
 _interrupted = threading.Event()
-
-
-class ToolInterrupted(ChipgymError):
-    """The tool was stopped because :func:`interrupt_all` was called (the process is shutting down)."""
 
 
 def interrupt_all() -> None:

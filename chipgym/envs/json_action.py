@@ -27,8 +27,10 @@ from typing import Any, Callable, Mapping, TypeVar
 
 Action = TypeVar("Action")
 
+from chipgym.errors import AgentError
 
-class ActionError(ValueError):
+
+class ActionError(AgentError):
     """A malformed action; the message names the field at fault."""
 
 

@@ -81,10 +81,9 @@ from gymnasium import spaces
 from chipgym.envs import rtl_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.rtl_actions import Action, ActionError
-from chipgym.errors import ChipgymError
+from chipgym.errors import UNAVAILABLE, DesignError, InfrastructureError, SynthesisError
 from chipgym.scoring.chip import estimate, score_design
 from chipgym.scoring.profile import PROFILES
-from chipgym.scoring.synthesis import FlowUnavailable, SynthesisError
 from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.cpu import workloads
 from chipgym.tasks.chip.cpu.assembler import disassemble
@@ -93,7 +92,7 @@ from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.workloads import KERNELS
-from chipgym.tasks.chip.design import DesignError, load_design
+from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.ports import load_ports
 
 CPU = DV.parent
@@ -305,7 +304,7 @@ class RtlDesignEnv(TextActionEnv):
         try:
             report = check_design(self.root, task=self.task, profile=self.profile, programs=list(_public_programs()),
                                   formal=self.formal, heldout=False)
-        except (ChipgymError, MemoryError) as error:
+        except UNAVAILABLE as error:
             return CheckOutcome("unavailable", reason=self._public(f"{type(error).__name__}: {error}")), {}
         failures = tuple((check, self._public(detail)) for check, detail in report.failures)
         cycles = {name: stats["cycles"] for name, stats in report.stats.items()}
@@ -319,14 +318,14 @@ class RtlDesignEnv(TextActionEnv):
             return estimate(self.root, profile=self.profile).to_dict()
         except SynthesisError as error:
             return {"error": self._public(str(error))}
-        except (FlowUnavailable, ChipgymError) as error:
+        except InfrastructureError as error:
             return {"unavailable": self._public(str(error))}
 
     def _submit(self) -> StepOutcome:
         seed, graded_with = self._seed()
         try:
             score = score_design(self.root, task=self.task, profile=self.profile, grading_seed=seed)
-        except (ChipgymError, MemoryError) as error:
+        except UNAVAILABLE as error:
             reason = self._public(f"{type(error).__name__}: {error}")
             self.feedback = f"Submitted, but grading is unavailable: {reason}"
             return StepOutcome(0.0, True, {"status": "unavailable", "reason": reason, "graded_with": graded_with})

@@ -15,13 +15,14 @@ from pathlib import Path
 
 from chipgym.scoring.gate_netlist import FunctionalNetlist, functional_netlist
 from chipgym.scoring.liberty import Library
-from chipgym.scoring.synthesis import FlowUnavailable, Netlist
+from chipgym.errors import BuildError, FlowUnavailable
+from chipgym.scoring.synthesis import Netlist
 from chipgym.tasks.chip.cpu.arch import Arch
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import Run
 from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
 from chipgym.tasks.chip.design import Design
-from chipgym.tasks.chip.verilator import BuildError, build
+from chipgym.tasks.chip.verilator import build
 
 FAST_BUILD = ("-MAKEFLAGS", "OPT_FAST=-O0", "-MAKEFLAGS", "OPT_SLOW=-O0", "-CFLAGS", "-O0")
 SIM_TIMEOUT = 300

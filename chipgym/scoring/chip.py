@@ -23,12 +23,9 @@ divergence; a tool that cannot run (missing, out of memory, timeout) makes the s
 """
 from __future__ import annotations
 
-import dataclasses
-import functools
 import hashlib
 import json
 import os
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -37,14 +34,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from chipgym.cache import cache_dir
-from chipgym.errors import ChipgymError, ToolMissingError
+from chipgym.engines.versions import tool_version
+from chipgym.errors import DesignError, FlowUnavailable, ProfileMissingError, SynthesisError, ToolMissingError
+from chipgym.results import Failure, JsonResult, Status
 from chipgym.scoring.activity import GateRun, GateSimulator, gate_simulator
 from chipgym.scoring.energy import EnergyModel, energy_model
 from chipgym.scoring.liberty import PARSER_VERSION, load_library
-from chipgym.scoring.profile import Profile, ProfileMissingError, load_profile
-from chipgym.scoring.synthesis import FLOW_VERSION, FlowUnavailable, Netlist, SynthesisError, synthesize
+from chipgym.scoring.profile import Profile, load_profile
+from chipgym.scoring.synthesis import FLOW_VERSION, Netlist, synthesize
 from chipgym.scoring.timing import Timing, check_timing
-from chipgym.scoring.gate_netlist import UnsupportedCell
 from chipgym.tasks.chip.check import check_design
 from chipgym.tasks.chip.cpu.arch import Arch, load_arch
 from chipgym.tasks.chip.cpu.checks import DV, STALL_PERMILLE
@@ -52,7 +50,7 @@ from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed as resolve_see
 from chipgym.tasks.chip.cpu.reference import Run, execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
 from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, programs as public_programs
-from chipgym.tasks.chip.design import Design, DesignError, load_design
+from chipgym.tasks.chip.design import Design, load_design
 from chipgym.tasks.chip.ports import load_ports
 from chipgym.tasks.chip.verilator import build
 
@@ -62,17 +60,19 @@ INSTRUCTIONS = 10_000
 SIMULATION_PORTS = tuple(p.name for p in load_ports(DV / "ports.xml").ports if p.group == "retire")
 """ports of the checked RTL that the scored netlist does not have"""
 GATE_STALL_SEED = 1
+SCORED_WITH = ("yosys", "verilator", "opensta")
+"""the tools whose versions a score records"""
 
 
 @dataclass
-class ChipScore:
-    status: str
-    """"ok", "failed" (reward 0, see ``failures``) or "unavailable" (no verdict, see ``reason``)"""
+class ChipScore(JsonResult):
+    status: Status
+    """ok, failed (reward 0, see ``failures``) or unavailable (no verdict, see ``reason``)"""
     reward: float
     profile: str
     key: str
     """content hash of the design (timing model included), the profile, the flow and the graded workloads"""
-    failures: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
     reason: str = ""
     T_us: float | None = None
     E_nJ: float | None = None
@@ -92,16 +92,12 @@ class ChipScore:
     seconds: dict[str, float] = field(default_factory=dict)
     """wall time of each stage: the only field that differs between two scorings of one design"""
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @staticmethod
-    def from_dict(data: dict[str, Any]) -> "ChipScore":
-        data = dict(data, failures=[tuple(f) for f in data["failures"]])
-        return ChipScore(**data)
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
+        self.failures = [Failure(*f) for f in self.failures]
 
     def summary(self) -> str:
-        if self.status != "ok":
+        if self.status is not Status.OK:
             detail = self.reason or "; ".join(f"{c}: {d}" for c, d in self.failures[:3])
             return f"{self.status.upper()} ({self.profile}): {detail}"
         return (f"reward {self.reward:.4f} ({self.profile}): cost {self.cost:.4g} = T {self.T_us:.4g} us x "
@@ -123,11 +119,11 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     try:
         prof = load_profile(profile)
     except ProfileMissingError as e:
-        return ChipScore("unavailable", 0.0, profile, "", reason=str(e))
+        return ChipScore(Status.UNAVAILABLE, 0.0, profile, "", reason=str(e))
     try:
         design = load_design(design_dir, profile)
     except DesignError as e:
-        return ChipScore("failed", 0.0, profile, "", failures=[("design", str(e))])
+        return ChipScore(Status.FAILED, 0.0, profile, "", failures=[Failure("design", str(e))])
     seed = grading_seed if grading_seed is not None else (resolve_seed() if SEED_ENV in os.environ else None)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
     model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
@@ -136,17 +132,17 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     cached = cache_dir("scores") / f"{key}.json"
     if cached.exists():
         return ChipScore.from_dict(json.loads(cached.read_text()))
-    score = ChipScore("ok", 0.0, profile, key, period_ps=design.clock_period_ps,
+    score = ChipScore(Status.OK, 0.0, profile, key, period_ps=design.clock_period_ps,
                       graded_with="public and held-out kernels" if seed is not None else "public kernels")
     try:
         _score(design, prof, seed, physical, score, stage)
-    except (FlowUnavailable, ChipgymError, OSError) as e:
-        score.status, score.reason = "unavailable", str(e)
-    if score.status == "ok":
+    except OSError as e:  # an InfrastructureError, or the machine's own (a full disk, ...)
+        score.status, score.reason = Status.UNAVAILABLE, str(e)
+    if score.status is Status.OK:
         score.reward = 1.0 / (1.0 + score.cost)
     else:
         score.reward = 0.0
-    if score.status != "unavailable":
+    if score.status is not Status.UNAVAILABLE:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(score.to_dict()))
@@ -190,7 +186,7 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             score.seconds[name] = round(time.monotonic() - start, 3)
 
     prof.require_files()
-    score.tools = tool_versions()
+    score.tools = {name: tool_version(name) or "missing" for name in SCORED_WITH}
     for tool, version in score.tools.items():
         if version == "missing":
             raise ToolMissingError(tool, "bash run.sh setup")
@@ -201,20 +197,20 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             report = check_design(design.root, profile=prof.name, grading_seed=seed,
                                   on_check=lambda c: stage(f"check: {c}"))
         if not report.passed:
-            score.status, score.failures = "failed", list(report.failures)
+            score.status, score.failures = Status.FAILED, list(report.failures)
             return
         try:
             built = implementation.result()
-        except (SynthesisError, UnsupportedCell) as e:
-            score.status, score.failures = "failed", [("synthesis", str(e))]
+        except SynthesisError as e:  # UnsupportedCell too
+            score.status, score.failures = Status.FAILED, [Failure("synthesis", str(e))]
             return
     score.A_um2, score.cells = built.netlist.area_um2, built.netlist.cells
     score.slack_ps, score.critical_path = built.timing.slack_ps, built.timing.critical_path
     if built.simulator is None:
-        score.status = "failed"
-        score.failures = [("timing", built.timing.problems[0] if built.timing.problems else
-                           f"worst slack {built.timing.slack_ps} ps at the declared period of "
-                           f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
+        score.status = Status.FAILED
+        score.failures = [Failure("timing", built.timing.problems[0] if built.timing.problems else
+                                  f"worst slack {built.timing.slack_ps} ps at the declared period of "
+                                  f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
         return
     arch = load_arch()
     latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
@@ -229,7 +225,7 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             if problem:
                 if len(KERNELS) <= index < len(programs):  # held out: its index only
                     problem = heldout_failure(index - len(KERNELS))
-                score.status, score.failures = "failed", [("gate-level", f"synthesized netlist: {problem}")]
+                score.status, score.failures = Status.FAILED, [Failure("gate-level", f"synthesized netlist: {problem}")]
                 return
             if not is_graded:
                 continue
@@ -279,7 +275,7 @@ def _rtl_problem(rtl: Path, reference: Run, arch: Arch, latency: dict[str, int],
 
 
 @dataclass(frozen=True)
-class Estimate:
+class Estimate(JsonResult):
     """Area and timing of a design without the checks: feedback, not a score."""
 
     profile: str
@@ -291,9 +287,6 @@ class Estimate:
     timing_problems: list[str]
     """what fails timing whatever the slack (see :mod:`chipgym.scoring.timing`)"""
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
 
 def estimate(design_dir: str | Path, profile: str = "osu018") -> Estimate:
     """Synthesize and time the design at its declared period (raises SynthesisError, FlowUnavailable)."""
@@ -303,14 +296,3 @@ def estimate(design_dir: str | Path, profile: str = "osu018") -> Estimate:
     return Estimate(profile, netlist.area_um2, netlist.cells, design.clock_period_ps, timing.slack_ps,
                     timing.critical_path, timing.problems)
 
-
-@functools.cache
-def tool_versions() -> dict[str, str]:
-    versions = {}
-    for tool, argv in {"yosys": ["yosys", "-V"], "verilator": ["verilator", "--version"],
-                       "opensta": ["sta", "-version"]}.items():
-        try:
-            versions[tool] = subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout.strip()
-        except (OSError, subprocess.TimeoutExpired):
-            versions[tool] = "missing"
-    return versions

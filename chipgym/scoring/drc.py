@@ -18,10 +18,11 @@ grade is ``unavailable``, never a pass or the deck's zero.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 from chipgym.engines.klayout import DrcPool, DrcResult, DrcStatus, Marker
+from chipgym.results import JsonResult
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
 
@@ -43,7 +44,7 @@ class CategoryScore:
 
 
 @dataclass(frozen=True)
-class Grade:
+class Grade(JsonResult):
     """The outcome of grading one deck on one task's hidden layouts."""
 
     success: bool
@@ -56,8 +57,10 @@ class Grade:
     extra_categories: int = 0  # how many categories the deck made up (their names are not kept)
     unavailable: str = ""  # why grading could not be done: not the deck's fault, and no verdict
 
-    def to_json(self) -> dict:
-        return asdict(self)
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Grade:
+        return cls(**{**data, "categories": {c: CategoryScore(**s) for c, s in data["categories"].items()},
+                      "mismatches": tuple(Mismatch(**m) for m in data["mismatches"])})
 
 
 def grade(task: DrcTask, deck: str, pool: DrcPool, gold: Sequence[DrcResult] | None = None) -> Grade:

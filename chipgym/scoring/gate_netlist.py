@@ -15,14 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from chipgym.errors import UnsupportedCell
 from chipgym.scoring.liberty import Library
 
 NETS_PORT = "chipgym_nets"
 CLOCK = "clk"
-
-
-class UnsupportedCell(ValueError):
-    """The netlist uses a cell with no functional model (a latch, a tristate): the message names it."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from chipgym.cache import cache_dir
+from chipgym.errors import LibertyError
 
 PARSER_VERSION = "3"
 
@@ -39,10 +40,6 @@ _TOKEN = re.compile(
     re.S | re.X,
 )
 _SCALE = {"": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9, "p": 1e-12, "f": 1e-15}
-
-
-class LibertyError(ValueError):
-    """A Liberty file could not be parsed; the message names the file and line."""
 
 
 @dataclass

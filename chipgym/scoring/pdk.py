@@ -25,25 +25,12 @@ from typing import BinaryIO
 
 from tqdm import tqdm
 
-from chipgym.errors import ChipgymError
+from chipgym.errors import PdkError, PdkMissingError
 
 KNOWN_PDKS = ("asap7",)
 CHECKSUMS = Path(__file__).with_name("pdks")
 MARKER = "INSTALLED"
 DOWNLOAD_TIMEOUT = 60  # seconds without an answer from the server
-
-
-class PdkError(ChipgymError):
-    """A PDK is unknown, or could not be installed: a file is missing or not the one chipgym expects."""
-
-
-class PdkMissingError(PdkError):
-    """A PDK that is needed is not installed."""
-
-    def __init__(self, name: str, home: Path):
-        super().__init__(f"the {name} PDK is not installed in {home}; "
-                         f"install it with: chipgym pdk install {name} --from PATH_OR_URL")
-        self.name = name
 
 
 def checksums(name: str) -> dict[str, str]:

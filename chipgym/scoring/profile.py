@@ -15,14 +15,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from chipgym.errors import ChipgymError
+from chipgym.errors import ProfileMissingError
 
 PROFILE_DIR = Path(__file__).with_name("profiles")
 PROFILES = {p.stem: p for p in PROFILE_DIR.glob("*.toml")}
-
-
-class ProfileMissingError(ChipgymError):
-    """A profile's cell library is not installed; the message says how to install it."""
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,10 @@
 """Synthesis of a design to a gate-level netlist of a profile's cells, with Debian's Yosys 0.23, sandboxed.
 
-Yosys reads the one preprocessed text that was checked (``read_verilog -nopp``: no macro of its own applies);
-the simulation-only ports the caller names (the retirement port) stop being ports, so the logic that only
-fed them is removed and the rest is the checked design. Mapping buffers and sizes for a driving cell and an
-output load (``abc -constr``): without it one unbuffered high-fanout net makes timing meaningless. Yosys
-0.23's ``abc`` takes one liberty file, so the profile's files are merged into one, without its ``dont_use``
-cells. The netlist is written with ``-simple-lhs`` (OpenSTA cannot parse an ``assign`` to a concatenation).
+Yosys reads the one preprocessed text that was checked (:func:`chipgym.engines.yosys.synthesize`); the
+simulation-only ports the caller names (the retirement port) stop being ports, so the logic that only fed them
+is removed and the rest is the checked design. Mapping buffers and sizes for the profile's driving cell and
+output load: without it one unbuffered high-fanout net makes timing meaningless. Yosys 0.23's ``abc`` takes
+one liberty file, so the profile's files are merged into one, without its ``dont_use`` cells.
 
 Area and cell counts are computed here from the netlist and the parsed liberty, not read from a report of
 the sandboxed tool. A netlist may hold only library cells with an area, no latch, no tristate and no
@@ -33,21 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chipgym.cache import cache_dir
+from chipgym.engines import yosys
+from chipgym.errors import SynthesisError
 from chipgym.scoring.liberty import PARSER_VERSION, Library, cell_texts, header_text, load_library
 from chipgym.scoring.profile import Profile
 from chipgym.tasks.chip.design import Design
-from chipgym.engines.tools import ToolResult, run_tool
 
 FLOW_VERSION = "2"
-TIMEOUT = 900
-
-
-class SynthesisError(RuntimeError):
-    """Yosys rejected the design, or its netlist holds a cell the flow refuses (the message names it)."""
-
-
-class FlowUnavailable(RuntimeError):
-    """A tool of the scoring flow could not finish (timeout, out of memory, crash): not the design's verdict."""
 
 
 @dataclass(frozen=True)
@@ -79,33 +70,16 @@ def synthesize(design: Design, profile: Profile, simulation_ports: tuple[str, ..
     with tempfile.TemporaryDirectory(prefix="chipgym-synth-") as tmp:
         work = Path(tmp)
         library = load_library(profile.liberty)
-        farad = library.cap_unit_f
-        (work / "constr").write_text(
-            f"set_driving_cell {profile.driving_cell}\nset_load {profile.output_load_ff * 1e-15 / farad:g}\n")
-        files = " ".join(f'"{p}"' for p in design.rtl)
-        script = "; ".join([
-            f"read_verilog -nopp {files}",
-            f"hierarchy -check -top {design.top}",
-            *(f"delete -output {design.top}/{port}" for port in simulation_ports),
-            f"synth -flatten -top {design.top}",
-            f"dfflibmap -liberty {liberty}",
-            f"abc -constr {work / 'constr'} -liberty {liberty}",
-            "setundef -zero",
-            "opt_clean -purge",
-            f"write_verilog -noattr -noexpr -simple-lhs {work / 'netlist.v'}",
-            f"write_json {work / 'netlist.json'}",
-        ])
-        result = run_tool(["yosys", "-q", "-l", str(work / "log"), "-p", script], cwd=design.folder,
-                          timeout=TIMEOUT, readable=(design.folder, liberty.parent), writable=(work,))
-        _raise_for(result, work / "log")
+        seconds = yosys.synthesize(design.rtl, design.top, liberty, profile.driving_cell,
+                                   profile.output_load_ff * 1e-15 / library.cap_unit_f, simulation_ports, work)
         types = cell_types(json.loads((work / "netlist.json").read_text()), design.top, library)
         area = sum(library.cells[t].area_um2 * n for t, n in types.items())
         meta = {"top": design.top, "area_um2": round(area, 4), "cells": sum(types.values()), "cell_types": types,
-                "seconds": round(result.seconds, 3)}
+                "seconds": round(seconds, 3)}
         (work / "result.json").write_text(json.dumps(meta))
         staging = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
         shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(work, staging, ignore=shutil.ignore_patterns("constr", "log"))
+        shutil.copytree(work, staging)
         shutil.rmtree(folder, ignore_errors=True)
         staging.rename(folder)
     return Netlist(folder=folder, **meta)
@@ -151,12 +125,3 @@ def synthesis_liberty(profile: Profile) -> Path:
     staging.replace(target)
     return target
 
-
-def _raise_for(result: ToolResult, log: Path) -> None:
-    if result.ok:
-        return
-    text = (log.read_text() if log.exists() else "") + result.stderr
-    if result.timed_out or result.returncode < 0 or "out of memory" in text.lower() or "bad_alloc" in text:
-        raise FlowUnavailable(f"yosys did not finish (exit {result.returncode}): {result.tail(3)}")
-    errors = [line.strip() for line in text.splitlines() if "ERROR" in line] or [result.tail(5)]
-    raise SynthesisError(f"yosys: {errors[0]}")

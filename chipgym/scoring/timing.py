@@ -1,4 +1,4 @@
-"""Static timing of a netlist at the design's declared clock period, with OpenSTA (Debian's ``sta``), sandboxed.
+"""Static timing of a netlist at the design's declared clock period, with OpenSTA (:mod:`chipgym.engines.opensta`).
 
 Inputs and outputs are constrained to the clock with zero external delay, driven by the profile's driving
 cell and loaded with its output load, as in synthesis. The design fails timing if its worst slack is below 0,
@@ -19,18 +19,14 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from chipgym.engines import opensta
 from chipgym.scoring.gate_netlist import CLOCK, to_verilog_expr
 from chipgym.scoring.liberty import Library, load_library
 from chipgym.scoring.profile import Profile
-from chipgym.scoring.synthesis import Netlist, FlowUnavailable
-from chipgym.engines.tools import run_tool
-
-TIMEOUT = 600
+from chipgym.scoring.synthesis import Netlist
 
 
 @dataclass(frozen=True)
@@ -55,54 +51,27 @@ class Timing:
 
 def check_timing(netlist: Netlist, profile: Profile, period_ps: int) -> Timing:
     """Worst setup slack of ``netlist`` at ``period_ps`` and the critical path."""
-    reads = "\n".join(f"read_liberty {path}" for path in profile.liberty)
-    script = f"""{reads}
-read_verilog {netlist.verilog}
-link_design {netlist.top}
-set_cmd_units -time ps -capacitance fF
-create_clock -name clk -period {period_ps} [get_ports clk]
-set inputs [delete_from_list [all_inputs] [get_ports clk]]
-set_input_delay 0 -clock clk $inputs
-set_output_delay 0 -clock clk [all_outputs]
-set_driving_cell -lib_cell {profile.driving_cell} $inputs
-set_load {profile.output_load_ff} [all_outputs]
-check_setup -verbose
-puts "chipgym-slack [sta::worst_slack -max]"
-report_checks -path_delay max -digits 1
-"""
-    folders = {netlist.folder, *(p.parent for p in profile.liberty)}
-    with tempfile.TemporaryDirectory(prefix="chipgym-sta-") as tmp:
-        (Path(tmp) / "timing.tcl").write_text(script)
-        result = run_tool(["sta", "-no_splash", "-exit", f"{tmp}/timing.tcl"], cwd=Path(tmp), timeout=TIMEOUT,
-                          readable=[f for f in folders if not str(f).startswith("/usr/")], writable=(tmp,))
-    slack = re.search(r"^chipgym-slack (\S+)", result.stdout, re.M)
-    error = re.search(r"^Error: .*", result.stdout + result.stderr, re.M)  # it goes on with what it could read
-    if not result.ok or not slack or error:
-        raise FlowUnavailable(f"OpenSTA failed (exit {result.returncode}): {error[0] if error else result.tail(5)}")
-    report = result.stdout[slack.end():].strip()
+    report = opensta.time_netlist(netlist.verilog, netlist.top, profile.liberty, period_ps, profile.driving_cell,
+                                  profile.output_load_ff)
     module = json.loads(netlist.json.read_text())["modules"][netlist.top]
     problems = clock_problems(module, load_library(profile.liberty))  # first: it says the most
-    problems += setup_problems(result.stdout[:slack.start()], module)
-    return Timing(period_ps, round(float(slack.group(1)), 1), report, round(result.seconds, 3), problems)
+    problems += setup_problems(report.setup_warnings, module)
+    return Timing(period_ps, report.slack_ps, report.critical_path, report.seconds, problems)
 
 
-_SETUP_WARNING = re.compile(r"^Warning: There (?:is|are) \d+ (.*?)\.\n((?:  .*\n)*)", re.M)
-
-
-def setup_problems(log: str, module: dict) -> list[str]:
-    """The warnings of ``check_setup -verbose`` in ``log``, leaving out output bits tied to a constant (an
-    endpoint with no path is no timing risk)."""
+def setup_problems(warnings: list[tuple[str, list[str]]], module: dict) -> list[str]:
+    """OpenSTA's ``check_setup`` ``warnings``, leaving out output bits tied to a constant (an endpoint with no
+    path is no timing risk)."""
     tied = {f"{name}[{i}]" if len(port["bits"]) > 1 else name
             for name, port in module["ports"].items() for i, bit in enumerate(port["bits"]) if not isinstance(bit, int)}
     problems = []
-    for m in _SETUP_WARNING.finditer(log):
-        items = [line.strip() for line in m.group(2).splitlines()]
-        if "unconstrained endpoints" in m.group(1):
+    for what, items in warnings:
+        if "unconstrained endpoints" in what:
             items = [item for item in items if item not in tied]
             if not items:
                 continue
-        problems.append(f"OpenSTA check_setup: {m.group(1)}" + (f" ({len(items)}: {', '.join(items[:3])}...)"
-                                                                if items else ""))
+        problems.append(f"OpenSTA check_setup: {what}" + (f" ({len(items)}: {', '.join(items[:3])}...)"
+                                                          if items else ""))
     return problems
 
 

@@ -15,14 +15,15 @@ from chipgym.scoring.chip import SIMULATION_PORTS, _gate_level, score_design
 from chipgym.scoring.gate_netlist import CLOCK
 from chipgym.scoring.liberty import load_library
 from chipgym.scoring.profile import load_profile
-from chipgym.scoring.synthesis import SynthesisError, cell_types, synthesize
+from chipgym.errors import DesignError, SynthesisError
+from chipgym.scoring.synthesis import cell_types, synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS
 from chipgym.tasks.chip.cpu.workloads import kernel
-from chipgym.tasks.chip.design import DesignError, load_design
+from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.verilator import build
 
 OSU018 = load_profile("osu018")

@@ -14,7 +14,8 @@ from chipgym.scoring.chip import SIMULATION_PORTS, ChipScore, score_design
 from chipgym.scoring.liberty import load_library
 from chipgym.scoring.pdk import install
 from chipgym.scoring.profile import load_profile
-from chipgym.scoring.synthesis import SynthesisError, synthesize
+from chipgym.errors import SynthesisError
+from chipgym.scoring.synthesis import synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.design import load_design

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from chipgym.cli import main
-from chipgym.errors import ChipgymError
-from chipgym.scoring.pdk import PdkError, PdkMissingError, checksums, install, installed_pdks, pdk_home, pdk_root
+from chipgym.errors import ChipgymError, PdkError, PdkMissingError
+from chipgym.scoring.pdk import checksums, install, installed_pdks, pdk_home, pdk_root
 
 SHARED = Path(os.environ.get("CHIPGYM_SHARED_PDK") or Path(__file__).resolve().parents[3] / "shared" / "pdk" / "asap7")
 CORRUPTED = "asap7sc7p5t_SEQ_RVT_TT_nldm_220123.lib.gz"

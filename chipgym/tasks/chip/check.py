@@ -11,7 +11,8 @@ import importlib
 from pathlib import Path
 from typing import Callable
 
-from chipgym.tasks.chip.design import DesignError, load_design
+from chipgym.errors import DesignError
+from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.report import CheckReport
 
 

@@ -24,17 +24,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from chipgym.tasks.chip.preprocess import PreprocessError, preprocess
+from chipgym.errors import DesignError
+from chipgym.tasks.chip.preprocess import preprocess
 
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.v")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 MAX_PERIOD_PS = 1_000_000  # 1 us: slower than any profile's slowest honest core by far
-
-
-class DesignError(ValueError):
-    """The design folder is malformed (missing files or keys)."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +82,5 @@ def load_design(path: str | Path, profile: str | None = None) -> Design:
     for path in rtl:
         if not FILE_NAME.fullmatch(path.name):
             raise DesignError(f"{path}: unusual file name {path.name!r} (use letters, digits, '_', '-', '.')")
-    try:
-        text = preprocess(root, rtl)
-    except PreprocessError as e:
-        raise DesignError(str(e)) from None
+    text = preprocess(root, rtl)  # a PreprocessError is a DesignError
     return Design(root, top, period, (text,), root / "model" / "timing_model.py")

@@ -1,6 +1,6 @@
 """One preprocessing of a design's RTL, read by every tool: the checks, synthesis, formal and the port check.
 
-Verilator's preprocessor (``verilator -E -P``, sandboxed) resolves every `` `include ``, `` `define `` and
+Verilator's preprocessor (:func:`chipgym.engines.verilator.preprocess`, sandboxed) resolves every `` `include ``, `` `define `` and
 `` `ifdef `` once, with one macro set: ``CHIPGYM_RETIRE`` defined and Verilator's own tool macros
 (``VERILATOR``, ``SYSTEMVERILOG``, ...) undefined. The text that comes out holds no conditional left for a
 tool's predefined macro (Yosys's ``SYNTHESIS``, ``FORMAL``) to flip, and no comment left for a pragma
@@ -22,11 +22,10 @@ import re
 from pathlib import Path
 
 from chipgym.cache import cache_dir
-from chipgym.engines.tools import run_tool
+from chipgym.engines import verilator
+from chipgym.errors import PreprocessError
 
 DEFINED = ("CHIPGYM_RETIRE",)
-UNDEFINED = ("VERILATOR", "verilator", "verilator3", "SYSTEMVERILOG", "coverage_block_off")
-TIMEOUT = 60
 MAX_CHARS = 16 << 20
 """a preprocessed design larger than this (say, an include repeated exponentially) is refused"""
 PLAIN_DIRECTIVES = {"timescale", "default_nettype", "resetall", "celldefine", "endcelldefine"}
@@ -35,21 +34,9 @@ _DIRECTIVE = re.compile(r"`\s*(\w+)")
 _SYNTHESIS_ONLY = re.compile(r"\(\*[^)]*?\b(full_case|parallel_case)\b")
 
 
-class PreprocessError(ValueError):
-    """The design's directives are malformed (a missing or recursive include, an unbalanced `ifdef)."""
-
-
 def preprocess(root: Path, rtl: tuple[Path, ...]) -> Path:
     """The one preprocessed text of the ``rtl`` files of the design in ``root``."""
-    argv = ["verilator", "-E", "-P", *(f"-D{m}" for m in DEFINED), *(f"-U{m}" for m in UNDEFINED),
-            f"-I{root / 'rtl'}", *map(str, rtl)]
-    result = run_tool(argv, cwd=root, timeout=TIMEOUT, readable=(root,))
-    if result.timed_out:
-        raise PreprocessError(f"preprocessing did not finish in {TIMEOUT} s (includes nested too deep?)")
-    if not result.ok:
-        errors = [line for line in result.stderr.splitlines() if line.startswith("%Error")] or [result.tail(3)]
-        raise PreprocessError(f"preprocessing: {errors[0]}")
-    text = result.stdout
+    text = verilator.preprocess(root, rtl, DEFINED)
     if len(text) > MAX_CHARS:
         raise PreprocessError(f"the preprocessed design holds {len(text):,} characters, over {MAX_CHARS:,}")
     code = _STRING.sub('""', text)

@@ -12,25 +12,30 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
+from chipgym.results import NOT_JSON, Failure, JsonResult
+
 
 @dataclass
-class CheckReport:
+class CheckReport(JsonResult):
     task: str
     design: str
-    failures: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     """seconds spent in each check"""
     stats: dict[str, dict[str, int]] = field(default_factory=dict)
     """per program: measured cycles and retirements"""
-    on_check: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    on_check: Callable[[str], None] | None = field(default=None, repr=False, compare=False, metadata=NOT_JSON)
     """called with the check's name each time a check starts (for progress displays)"""
+
+    def __post_init__(self) -> None:
+        self.failures = [Failure(*f) for f in self.failures]
 
     @property
     def passed(self) -> bool:
         return not self.failures
 
     def fail(self, check: str, detail: str) -> None:
-        self.failures.append((check, detail))
+        self.failures.append(Failure(check, detail))
 
     def failed_checks(self) -> list[str]:
         return sorted({c for c, _ in self.failures})

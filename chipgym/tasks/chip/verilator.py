@@ -9,31 +9,21 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from chipgym.tasks.chip.design import Design
 from chipgym.cache import cache_dir
-from chipgym.engines.tools import run_tool
-
-FLAGS = ("--cc", "--exe", "--build", "-j", "2", "-O1", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--prefix", "Vtop")
-
-
-class BuildError(RuntimeError):
-    """Verilator rejected the design; the message holds the first errors."""
+from chipgym.engines import verilator
+from chipgym.tasks.chip.design import Design
 
 
 def build(design: Design, harness: Path, extra: tuple[str, ...] = ()) -> Path:
-    """Return the path of a simulator binary for ``design`` driven by ``harness``; ``extra`` are more
-    Verilator arguments (e.g. ``("-CFLAGS", "-DX")``)."""
-    flags = (*FLAGS, "--top-module", design.top, "-CFLAGS", "-O1", *extra)
+    """Return the path of a simulator binary for ``design`` driven by ``harness`` (BuildError when Verilator
+    rejects it); ``extra`` are more Verilator arguments (e.g. ``("-CFLAGS", "-DX")``)."""
+    flags = verilator.build_flags(design.top, extra)
     binary = cache_dir("verilator") / design.digest(harness.read_text(), *flags) / "sim"
     if binary.exists():
         return binary
     with tempfile.TemporaryDirectory() as tmp:
-        argv = ["verilator", *flags, "--Mdir", tmp, "-o", "sim", str(harness), *map(str, design.rtl)]
-        result = run_tool(argv, cwd=design.folder, readable=(design.folder, harness.parent), writable=(tmp,))
-        if not result.ok:
-            errors = [l for l in result.stderr.splitlines() if l.startswith("%Error")] or [result.tail()]
-            raise BuildError("\n".join(errors[:5]))
+        sim = verilator.build(design.rtl, harness, flags, Path(tmp))
         binary.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(Path(tmp) / "sim", binary.with_suffix(".tmp"))
+        shutil.copy2(sim, binary.with_suffix(".tmp"))
         os.replace(binary.with_suffix(".tmp"), binary)
     return binary

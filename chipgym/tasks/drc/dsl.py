@@ -1,6 +1,6 @@
 """Inventory of the KLayout DRC DSL: which methods exist in 0.28.5 and which a deck uses.
 
-``dsl_methods_0285.yaml`` was produced with :func:`probe_dsl_methods` on the
+``dsl_methods_0285.yaml`` was produced with :func:`chipgym.engines.klayout.probe_dsl_methods` on the
 Debian KLayout 0.28.5 binary; decks in this package must stay inside it.
 
 >>> sorted(dsl_methods_used('m1 = input(68, 20)\\nm1.width(0.14, projection).output("a", "b")'))
@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 from pathlib import Path
 
 import yaml
 
 INVENTORY = Path(__file__).with_name("dsl_methods_0285.yaml")
-PROBE = Path(__file__).with_name("dsl_probe.rb")
 
 FORBIDDEN = frozenset({"drc_hull", "peel", "rasterize", "size_inside", "size_outside", "hulls"})
 """Methods that are new in later KLayout versions or deliberately avoided (``split_*`` too)."""
@@ -32,16 +30,6 @@ def dsl_methods() -> frozenset[str]:
     """All public DSL method names of KLayout 0.28.5 (layer methods and global functions)."""
     data = yaml.safe_load(INVENTORY.read_text())
     return frozenset(data["layer"]) | frozenset(data["engine"])
-
-
-def probe_dsl_methods(klayout: str = "klayout") -> dict[str, list[str]]:
-    """Ask a KLayout binary for its DSL methods: ``{"layer": [...], "engine": [...]}``."""
-    out = subprocess.run([klayout, "-b", "-r", str(PROBE)], capture_output=True, text=True, check=True).stdout
-    found: dict[str, list[str]] = {"layer": [], "engine": []}
-    for kind, name in (line.split(" ", 1) for line in out.splitlines() if " " in line):
-        if name[:1].isalpha():
-            found[kind].append(name)
-    return found
 
 
 def dsl_methods_used(deck: str) -> set[str]:

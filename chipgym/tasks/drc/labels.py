@@ -14,12 +14,9 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from chipgym.errors import LabellingError
 from chipgym.tasks.drc.runner import RunDeck
 from chipgym.tasks.drc.task import Testcase
-
-
-class LabellingError(RuntimeError):
-    """The gold deck failed, or the layouts do not discriminate every category."""
 
 
 def label_layouts(

@@ -32,14 +32,11 @@ from typing import Any, Iterable
 
 import yaml
 
+from chipgym.errors import Rule2DrcFormatError
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
 REQUIRED_KEYS = ("id", "title", "nl_description", "layers", "thresholds", "rules", "categories", "deck", "data_dir")
 DATA_DIR = "data/gds"
-
-
-class Rule2DrcFormatError(ValueError):
-    """A Rule2DRC folder is malformed; the message names the offending file."""
 
 
 def load_rule2drc(path: str | Path) -> list[DrcTask]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult
+from chipgym.errors import DeckError
 
 Verdict = dict[str, int] | Exception
 """Per layout: category -> marker count, or the error the deck raised on it."""
@@ -22,10 +23,6 @@ RunDeck = Callable[[str, Sequence[Path]], list[Verdict]]
 
 RunDecks = Callable[[Sequence[str], Sequence[Path]], list[list[Verdict]]]
 """``run_decks(decks, layouts)``: ``result[i][j]`` is deck ``i`` on layout ``j``."""
-
-
-class DeckError(RuntimeError):
-    """A deck failed on a layout; the message is the error class and KLayout's message."""
 
 
 def verdict(result: DrcResult) -> Verdict:

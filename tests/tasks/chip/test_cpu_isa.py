@@ -2,7 +2,8 @@
 import pytest
 
 from chipgym.tasks.chip.cpu import reference
-from chipgym.tasks.chip.cpu.assembler import AsmError, assemble, disassemble
+from chipgym.errors import AsmError
+from chipgym.tasks.chip.cpu.assembler import assemble, disassemble
 from chipgym.tasks.chip.cpu.isa import load_isa
 from chipgym.tasks.chip.cpu.program import Program
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from chipgym.tasks.drc.rule2drc import Rule2DrcFormatError, load_rule2drc, write_rule2drc
+from chipgym.errors import Rule2DrcFormatError
+from chipgym.tasks.drc.rule2drc import load_rule2drc, write_rule2drc
 from chipgym.tasks.drc.suite.layouts import Scene, rect, scene_gds
 from chipgym.tasks.drc.task import DrcTask, Testcase
 

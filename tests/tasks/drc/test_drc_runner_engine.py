@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from chipgym.tasks.drc.runner import DeckError
+from chipgym.errors import DeckError
 from chipgym.tasks.drc.suite.layouts import Scene, rect, scene_gds
 
 DECK = 'source($input)\nreport("t", $output)\nm = input(68, 20)\nm.width(0.14).output("w", "width")\nm.space(0.14).output("s.x", "space")\n'

@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import re
 
+from chipgym.errors import AsmError
 from chipgym.tasks.chip.cpu.isa import Isa, load_isa
-
-
-class AsmError(ValueError):
-    pass
 
 
 def _int(token: str) -> int:

@@ -8,19 +8,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from chipgym.engines.yosys import elaborate
+from chipgym.errors import BuildError, TimingModelError
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.heldout import SEED_ENV, heldout_failure, heldout_programs
-from chipgym.tasks.chip.cpu.lockstep import TimingModelError, lockstep, predict
+from chipgym.tasks.chip.cpu.lockstep import lockstep, predict
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import Run, execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS, SimResult, divergence, simulate
 from chipgym.tasks.chip.cpu.workloads import programs as public_programs
 from chipgym.tasks.chip.design import Design
-from chipgym.tasks.chip.elaborate import elaborate
 from chipgym.tasks.chip.formal import formal_check
 from chipgym.tasks.chip.ports import load_ports, port_problems
 from chipgym.tasks.chip.report import CheckReport
-from chipgym.tasks.chip.verilator import BuildError, build
+from chipgym.tasks.chip.verilator import build
 
 DV = Path(__file__).parent / "dv"
 STALL_PERMILLE = 250
@@ -33,7 +34,7 @@ def _ports(design: Design, report: CheckReport) -> bool:
     if design.top != contract.top:
         report.fail("ports", f"design.toml top is {design.top!r}, the contract requires {contract.top!r}")
         return False
-    e = elaborate(design)
+    e = elaborate(design.rtl, design.top)
     for problem in e.problems or port_problems(contract, e.ports, contract.groups()):
         report.fail("ports", problem)
     return report.passed

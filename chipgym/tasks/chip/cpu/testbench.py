@@ -14,12 +14,12 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from chipgym.engines import verilator
 from chipgym.tasks.chip.cpu.arch import Arch
 from chipgym.tasks.chip.cpu.assembler import disassemble
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import Run
 from chipgym.tasks.chip.cpu.trace import FIELDS, Retirement
-from chipgym.engines.tools import run_tool
 
 HARNESS = Path(__file__).parent / "dv" / "harness.cpp"
 
@@ -50,7 +50,7 @@ def simulate(binary: Path, program: Program, arch: Arch, latency: dict[str, int]
         str(len(program.imem)), " ".join(f"{w:x}" for w in program.imem),
         str(len(dmem)), " ".join(f"{a:x} {v:x}" for a, v in dmem.items()), "",
     ])
-    res = run_tool([str(binary)], stdin=stdin, timeout=timeout, readable=(binary.parent,))
+    res = verilator.run_simulator(binary, stdin, timeout)
     out = SimResult([], [], -1, False, 0, {}, {})
     for line in res.stdout.splitlines():
         mark, _, rest = line.partition(" ")

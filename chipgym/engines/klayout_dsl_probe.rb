@@ -1,6 +1,6 @@
 # Prints the public DRC DSL methods of the running KLayout, one per line:
 # "layer <name>" for DRCLayer methods and "engine <name>" for global functions.
-# Usage: klayout -b -r dsl_probe.rb
+# Usage: klayout -b -r klayout_dsl_probe.rb (chipgym.engines.klayout.probe_dsl_methods)
 engine = DRC::DRCEngine::new
 layer = engine.polygon_layer
 base = Object.public_instance_methods

@@ -1,0 +1,56 @@
+"""Verilator, sandboxed: its preprocessor, the build of a simulator from Verilog and a C++ harness, and runs of
+the simulator it built.
+
+>>> build_flags("cpu")[-4:]
+('--top-module', 'cpu', '-CFLAGS', '-O1')
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from chipgym.engines.tools import ToolResult, run_tool
+from chipgym.errors import BuildError, PreprocessError
+
+FLAGS = ("--cc", "--exe", "--build", "-j", "2", "-O1", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--prefix", "Vtop")
+OWN_MACROS = ("VERILATOR", "verilator", "verilator3", "SYSTEMVERILOG", "coverage_block_off")
+"""the macros Verilator defines for itself"""
+PREPROCESS_TIMEOUT = 60
+
+
+def preprocess(root: Path, rtl: Sequence[Path], defined: Sequence[str], timeout: float = PREPROCESS_TIMEOUT) -> str:
+    """The text of the ``rtl`` files of the design in ``root`` after ``verilator -E -P`` (includes from
+    ``root/rtl``), with the ``defined`` macros and none of Verilator's own; PreprocessError when it fails."""
+    argv = ["verilator", "-E", "-P", *(f"-D{m}" for m in defined), *(f"-U{m}" for m in OWN_MACROS),
+            f"-I{root / 'rtl'}", *map(str, rtl)]
+    result = run_tool(argv, cwd=root, timeout=timeout, readable=(root,))
+    if result.timed_out:
+        raise PreprocessError(f"preprocessing did not finish in {timeout} s (includes nested too deep?)")
+    if not result.ok:
+        raise PreprocessError(f"preprocessing: {_errors(result, 3)[0]}")
+    return result.stdout
+
+
+def build_flags(top: str, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """Verilator's arguments for a simulator of ``top``; ``extra`` are more (e.g. ``("-CFLAGS", "-DX")``)."""
+    return (*FLAGS, "--top-module", top, "-CFLAGS", "-O1", *extra)
+
+
+def build(rtl: Sequence[Path], harness: Path, flags: Sequence[str], mdir: Path) -> Path:
+    """Build the simulator of ``rtl`` driven by ``harness`` in the folder ``mdir``; its path, or BuildError
+    with the first errors."""
+    argv = ["verilator", *flags, "--Mdir", str(mdir), "-o", "sim", str(harness), *map(str, rtl)]
+    result = run_tool(argv, cwd=rtl[0].parent, readable=(rtl[0].parent, harness.parent), writable=(mdir,))
+    if not result.ok:
+        raise BuildError("\n".join(_errors(result, 30)[:5]))
+    return mdir / "sim"
+
+
+def run_simulator(binary: Path, stdin: str, timeout: float) -> ToolResult:
+    """One run of a built simulator on ``stdin``."""
+    return run_tool([str(binary)], stdin=stdin, timeout=timeout, readable=(binary.parent,))
+
+
+def _errors(result: ToolResult, tail: int) -> list[str]:
+    """Verilator's ``%Error`` lines, or the last ``tail`` lines of its output."""
+    return [line for line in result.stderr.splitlines() if line.startswith("%Error")] or [result.tail(tail)]

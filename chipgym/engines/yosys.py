@@ -1,0 +1,141 @@
+"""Yosys and its ABC (``yosys-abc``), sandboxed: elaboration, the formal model and its bounded model check,
+and synthesis to a liberty's cells.
+
+Every function reads Verilog that was preprocessed once (``read_verilog -nopp``: no macro of Yosys's own
+applies) from the folder of its first file, the only design folder the sandbox shows.
+
+>>> from pathlib import Path
+>>> from chipgym.tasks.chip.design import load_design
+>>> design = load_design(Path(__file__).parents[1] / "tasks" / "chip" / "cpu" / "fixtures" / "multicycle")
+>>> e = elaborate(design.rtl, design.top)
+>>> e.problems, e.ports["halted"]
+([], ('output', 1))
+"""
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from chipgym.engines.tools import ToolResult, run_tool
+from chipgym.errors import FlowUnavailable, SynthesisError
+
+# An honest CPU elaborates in ~2 s and 80 MB; a recursive `include grows Yosys by ~40 MB/s until a bound stops it.
+ELABORATION_SECONDS = 60
+ELABORATION_MEMORY = 512 << 20
+FATAL = re.compile(r"found logic loop|multiple conflicting drivers", re.I)
+
+UNCLASSIFIED = "the formal engine failed"  # a failure that names no assertion (a timeout, a crash)
+ASSERTED = re.compile(r"Output (\d+) of miter .* was asserted in frame (\d+)")
+SOURCE_LINE = re.compile(r":(\d+)\$\d+$")  # Yosys names an assert cell $assert$<file>:<line>$<id>
+BMC_TIMEOUT = 600
+ABC_SCRIPT = "read_aiger {aiger}; fold; strash; scorr; dc2; bmc3 -F {depth}"
+
+SYNTHESIS_TIMEOUT = 900
+
+
+@dataclass(frozen=True)
+class Elaboration:
+    ports: dict[str, tuple[str, int]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def _files(rtl: Sequence[Path]) -> str:
+    return " ".join(f'"{p}"' for p in rtl)
+
+
+def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
+    """Read, elaborate and flatten ``top``; its ports and problems (syntax errors, missing modules,
+    combinational loops, conflicting drivers)."""
+    folder = rtl[0].parent
+    with tempfile.TemporaryDirectory() as tmp:
+        out, log = Path(tmp) / "netlist.json", Path(tmp) / "log"
+        script = f"read_verilog -nopp {_files(rtl)}; hierarchy -check -top {top}; proc; flatten; check; write_json {out}"
+        result = run_tool(["yosys", "-q", "-l", str(log), "-p", script], cwd=folder, readable=(folder,),
+                          writable=(tmp,), timeout=ELABORATION_SECONDS, memory=ELABORATION_MEMORY)
+        text = log.read_text(errors="replace") if log.exists() else ""
+        if not result.ok:
+            errors = [l for l in (result.stderr + text).splitlines() if "ERROR" in l] or [result.tail()]
+            return Elaboration(problems=[f"yosys: {errors[0].strip()}"])
+        problems = [l.strip() for l in text.splitlines() if FATAL.search(l)]
+        module = json.loads(out.read_text())["modules"][top]
+    ports = {n: (p["direction"], len(p["bits"])) for n, p in module["ports"].items()}
+    return Elaboration(ports, problems)
+
+
+def bounded_model_check(rtl: Sequence[Path], properties: Path, depth: int, top: str) -> list[str]:
+    """Problems found within ``depth`` cycles by ABC's ``bmc3`` on the AIGER model of the wrapper ``top`` in
+    ``properties`` (empty if every assertion holds); one starting with UNCLASSIFIED when the engine failed.
+
+    The design's own assertions and assumptions are removed first; a failing assertion is named by its
+    line in ``properties`` and its cycle.
+    """
+    folder = rtl[0].parent
+    with tempfile.TemporaryDirectory() as tmp:
+        aiger, asserts = Path(tmp) / "model.aig", Path(tmp) / "asserts.txt"
+        script = (
+            f'read_verilog -formal -nopp {_files(rtl)}; chformal -remove; read_verilog -formal "{properties.resolve()}"; '
+            f"prep -top {top}; flatten; memory_map; opt -fast; techmap; opt -fast; abc -g AND; opt_clean; "
+            f"async2sync; dffunmap; aigmap; opt_clean; tee -q -o {asserts} select -list t:$assert; "
+            f"write_aiger -zinit {aiger}"
+        )
+        synth = run_tool(["yosys", "-q", "-p", script], cwd=folder,
+                         readable=(folder, properties.resolve().parent), writable=(tmp,))
+        if not synth.ok:
+            return [f"yosys could not prepare the formal model: {synth.tail(5)}"]
+        bmc = run_tool(["yosys-abc", "-c", ABC_SCRIPT.format(aiger=aiger, depth=depth)], cwd=tmp,
+                       timeout=BMC_TIMEOUT, writable=(tmp,))
+        names = asserts.read_text().split()
+    if bmc.ok and f"No output asserted in {depth} frames" in bmc.stdout:
+        return []
+    found = ASSERTED.search(bmc.stdout)
+    source = SOURCE_LINE.search(names[int(found[1])]) if found and int(found[1]) < len(names) else None
+    if not bmc.ok or source is None:
+        return [f"{UNCLASSIFIED}: {bmc.tail(5)}"]
+    line = properties.read_text().splitlines()[int(source[1]) - 1].strip()
+    return [f"{line} (fails in cycle {found[2]})"]
+
+
+def synthesize(rtl: Sequence[Path], top: str, liberty: Path, driving_cell: str, output_load: float,
+               removed_ports: Sequence[str], out: Path) -> float:
+    """Map ``top`` to the cells of one ``liberty`` file into ``out/netlist.v`` and ``out/netlist.json``;
+    the seconds it took. Raises SynthesisError when Yosys rejects the design, FlowUnavailable when it
+    does not finish.
+
+    ``removed_ports`` stop being outputs (the logic only they needed goes); ``abc -constr`` buffers and
+    sizes for ``driving_cell`` and ``output_load`` (in the liberty's capacitance unit). The netlist is
+    written with ``-simple-lhs``: OpenSTA cannot parse an ``assign`` to a concatenation.
+    """
+    folder = rtl[0].parent
+    with tempfile.TemporaryDirectory(prefix="chipgym-yosys-") as tmp:
+        constraints, log = Path(tmp) / "constr", Path(tmp) / "log"
+        constraints.write_text(f"set_driving_cell {driving_cell}\nset_load {output_load:g}\n")
+        script = "; ".join([
+            f"read_verilog -nopp {_files(rtl)}",
+            f"hierarchy -check -top {top}",
+            *(f"delete -output {top}/{port}" for port in removed_ports),
+            f"synth -flatten -top {top}",
+            f"dfflibmap -liberty {liberty}",
+            f"abc -constr {constraints} -liberty {liberty}",
+            "setundef -zero",
+            "opt_clean -purge",
+            f"write_verilog -noattr -noexpr -simple-lhs {out / 'netlist.v'}",
+            f"write_json {out / 'netlist.json'}",
+        ])
+        result = run_tool(["yosys", "-q", "-l", str(log), "-p", script], cwd=folder, timeout=SYNTHESIS_TIMEOUT,
+                          readable=(folder, liberty.parent), writable=(out, tmp))
+        _raise_for(result, log)
+    return result.seconds
+
+
+def _raise_for(result: ToolResult, log: Path) -> None:
+    if result.ok:
+        return
+    text = (log.read_text() if log.exists() else "") + result.stderr
+    if result.timed_out or result.returncode < 0 or "out of memory" in text.lower() or "bad_alloc" in text:
+        raise FlowUnavailable(f"yosys did not finish (exit {result.returncode}): {result.tail(3)}")
+    errors = [line.strip() for line in text.splitlines() if "ERROR" in line] or [result.tail(5)]
+    raise SynthesisError(f"yosys: {errors[0]}")
