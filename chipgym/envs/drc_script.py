@@ -88,6 +88,7 @@ from chipgym.engines.klayout import DrcCache, DrcPool, DrcResult
 from chipgym.envs import drc_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.drc_actions import Action, ActionError
+from chipgym.results import Status
 from chipgym.scoring.drc import Grade, compare
 from chipgym.tasks.drc import instances
 from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
@@ -238,7 +239,7 @@ class DrcScriptEnv(TextActionEnv):
         outcome = compare(cases, episode.task.categories, results)
         if outcome.unavailable:
             self.feedback = f"The run is unavailable (not the deck's fault): {outcome.unavailable}."
-            return StepOutcome(info={"status": "unavailable", "reason": outcome.unavailable})
+            return StepOutcome(info={"status": Status.UNAVAILABLE, "reason": outcome.unavailable})
         lines = [f"Ran the deck on {len(cases)} layouts: {outcome.layouts_matched:.0%} match the expected verdicts."]
         lines += [_result_line(case, result) for case, result in zip(cases, results)]
         self.feedback = "\n".join(lines)
@@ -253,7 +254,7 @@ class DrcScriptEnv(TextActionEnv):
         result = self._grade(episode)
         if result.unavailable:
             self.feedback = f"Submitted, but grading is unavailable (not the deck's fault): {result.unavailable}."
-            return StepOutcome(0.0, True, {"status": "unavailable", "reason": result.unavailable})
+            return StepOutcome(0.0, True, {"status": Status.UNAVAILABLE, "reason": result.unavailable})
         verdict = "accepted" if result.success else "rejected"
         if self.regime == "evaluation":
             self._submitted.add(task.id)

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+
+from chipgym.results import JsonResult
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Step:
 
 
 @dataclass
-class EpisodeRecord:
+class EpisodeRecord(JsonResult):
     """An episode so far: enough to make the env again, reset it the same way and play the same actions."""
 
     env_id: str
@@ -46,16 +48,12 @@ class EpisodeRecord:
     options: dict[str, Any]
     steps: list[Step] = field(default_factory=list)
 
+    def __post_init__(self):
+        self.steps = [step if isinstance(step, Step) else Step(**step) for step in self.steps]
+
     @property
     def rewards(self) -> list[float]:
         return [step.reward for step in self.steps]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> EpisodeRecord:
-        return cls(data["env_id"], data["kwargs"], data["seed"], data["options"], [Step(**s) for s in data["steps"]])
 
     def save(self, path: str | os.PathLike) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))

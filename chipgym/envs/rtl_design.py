@@ -74,7 +74,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from gymnasium import spaces
 
@@ -83,6 +83,7 @@ from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text
 from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import UNAVAILABLE, DesignError, InfrastructureError, SynthesisError
 from chipgym.scoring.chip import estimate, score_design
+from chipgym.results import Status
 from chipgym.scoring.profile import PROFILES
 from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.cpu import workloads
@@ -116,7 +117,7 @@ ACTIONS_HELP = """
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    status: Literal["ok", "failed", "unavailable"]
+    status: Status
     failures: tuple[tuple[str, str], ...] = ()
     programs_passed: int = 0
     cycles: dict[str, int] = field(default_factory=dict)
@@ -294,7 +295,7 @@ class RtlDesignEnv(TextActionEnv):
             self._checks.move_to_end(key)
             return self._checks[key], {}
         outcome, seconds = self._run_check(estimate)
-        if key and "unavailable" not in (outcome.status, *(outcome.estimate or {})):
+        if key and Status.UNAVAILABLE not in (outcome.status, *(outcome.estimate or {})):
             self._checks[key] = outcome
             if len(self._checks) > CHECK_CACHE:
                 self._checks.popitem(last=False)
@@ -305,11 +306,11 @@ class RtlDesignEnv(TextActionEnv):
             report = check_design(self.root, task=self.task, profile=self.profile, programs=list(_public_programs()),
                                   formal=self.formal, heldout=False)
         except UNAVAILABLE as error:
-            return CheckOutcome("unavailable", reason=self._public(f"{type(error).__name__}: {error}")), {}
+            return CheckOutcome(Status.UNAVAILABLE, reason=self._public(f"{type(error).__name__}: {error}")), {}
         failures = tuple((check, self._public(detail)) for check, detail in report.failures)
         cycles = {name: stats["cycles"] for name, stats in report.stats.items()}
         built = not {"design", "ports", "build"} & set(report.failed_checks())
-        outcome = CheckOutcome("ok" if report.passed else "failed", failures, _programs_passed(report), cycles,
+        outcome = CheckOutcome(Status.OK if report.passed else Status.FAILED, failures, _programs_passed(report), cycles,
                                self._estimate() if estimate and built else None)
         return outcome, dict(report.timings)
 
@@ -328,15 +329,15 @@ class RtlDesignEnv(TextActionEnv):
         except UNAVAILABLE as error:
             reason = self._public(f"{type(error).__name__}: {error}")
             self.feedback = f"Submitted, but grading is unavailable: {reason}"
-            return StepOutcome(0.0, True, {"status": "unavailable", "reason": reason, "graded_with": graded_with})
+            return StepOutcome(0.0, True, {"status": Status.UNAVAILABLE, "reason": reason, "graded_with": graded_with})
         details = score.to_dict()
         info: dict[str, Any] = {"status": score.status, "graded_with": graded_with,
                                 "seconds": {"submit": details.pop("seconds", {})}, "score": _public_score(details)}
-        if score.status == "failed":
+        if score.status == Status.FAILED:
             info["failures"] = [[check, self._public(detail)] for check, detail in score.failures[:MAX_FAILURES]]
             check, detail = info["failures"][0]
             self.feedback = f"Submitted: rejected, reward 0. {check}: {detail}"
-        elif score.status == "unavailable":
+        elif score.status == Status.UNAVAILABLE:
             info["reason"] = self._public(score.reason)
             self.feedback = f"Submitted, but grading is unavailable: {info['reason']}"
         else:
@@ -390,9 +391,9 @@ class RtlDesignEnv(TextActionEnv):
 
 
 def _verdict(outcome: CheckOutcome, total: int) -> str:
-    if outcome.status == "unavailable":
+    if outcome.status == Status.UNAVAILABLE:
         return f"Check unavailable (not the design's fault): {outcome.reason}"
-    if outcome.status == "ok":
+    if outcome.status == Status.OK:
         return f"Check: PASS. All {total} public programs pass."
     failed = ", ".join(sorted({check for check, _ in outcome.failures}))
     return f"Check: FAIL in {failed}. {outcome.programs_passed} of {total} public programs pass."

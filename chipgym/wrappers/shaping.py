@@ -14,6 +14,8 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
+from chipgym.results import Status
+
 
 class DrcRewardShaping(gym.Wrapper):
     """``chipgym/DrcScript-v0`` with a cost for each ``run`` and each malformed action, and partial credit for a
@@ -75,7 +77,7 @@ class RtlRewardShaping(gym.Wrapper):
         if self._ended:
             return reward
         self._ended = terminated or truncated
-        available = info.get("status") != "unavailable"
+        available = info.get("status") != Status.UNAVAILABLE
         if "check" in info and available:
             check = info["check"]
             potential = self.weight * check["programs_passed"] / check["programs"]
