@@ -11,12 +11,11 @@ z3 needed 45-100 s for 12 (docs/scoring.md).
 """
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 from pathlib import Path
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.tasks.chip.design import Design
 from chipgym.engines.tools import run_tool
 
@@ -29,13 +28,12 @@ ABC_SCRIPT = "read_aiger {aiger}; fold; strash; scorr; dc2; bmc3 -F {depth}"
 
 def formal_check(design: Design, properties: Path, depth: int, top: str = "chipgym_formal") -> list[str]:
     """Problems found within ``depth`` cycles (empty if every assertion holds), cached by content."""
-    cached = cache_dir("formal") / f"{design.digest(properties.read_text(), str(depth), top, ABC_SCRIPT)}.json"
-    if cached.is_file():
-        return json.loads(cached.read_text())
+    key = f"{design.digest(properties.read_text(), str(depth), top, ABC_SCRIPT)}.json"
+    if (cached := default_cache().get_json("formal", key)) is not None:
+        return cached
     problems = _formal_check(design, properties, depth, top)
     if not any(p.startswith(UNCLASSIFIED) for p in problems):
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        cached.write_text(json.dumps(problems))
+        default_cache().put_json("formal", key, problems)
     return problems
 
 
