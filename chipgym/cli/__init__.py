@@ -1,5 +1,5 @@
 """The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run|grade``, ``chipgym chip check``,
-``chipgym pdk install|list|path``.
+``chipgym pdk install|list|path``, ``chipgym cache info|clear``.
 
 Each command group lives in its own module and adds its subcommands to the parser.
 """
@@ -10,7 +10,7 @@ import argparse
 import signal
 import sys
 
-from chipgym.cli import chip, doctor, drc, pdk
+from chipgym.cli import cache, chip, doctor, drc, pdk
 from chipgym.engines.tools import interrupt_all
 from chipgym.errors import ChipgymError
 
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     drc.add_commands(commands)
     chip.add_commands(commands)
     pdk.add_commands(commands)
+    cache.add_commands(commands)
     return parser
 
 
