@@ -3,7 +3,7 @@
 An entry is ``<root>/<kind>/<key>``: a file (a JSON value or bytes) or a folder of files (a simulator build,
 a netlist). Every entry is written under a temporary name in its kind's folder and renamed into place, so a
 reader finds a whole entry or none; the temporary a crashed writer leaves (a name starting with ``.``) is
-never served and is removed an hour later. A hit stamps the entry's mtime. A put that takes the entries past
+never served, and is removed once it is an hour old by the next count of the entries (or ``clear``). A hit stamps the entry's mtime. A put that takes the entries past
 ``max_bytes`` (``$CHIPGYM_CACHE_MAX_BYTES``, default 5 GiB) removes the least recently used ones until they
 fit again, never the one it wrote. Two writers of one key both end with a whole entry: a file is replaced,
 a folder already there stays (keys are content hashes, so it holds the same thing).
@@ -34,7 +34,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 DEFAULT_MAX_BYTES = 5 << 30
 UNBOUNDED_KINDS = frozenset({"drc"})
@@ -117,9 +117,13 @@ class Cache:
                     raise
         return self._written(path)
 
+    def kinds(self) -> list[str]:
+        """The kinds it holds."""
+        return sorted(c.name for c in _listing(self.root) if c.is_dir(follow_symlinks=False))
+
     def entries(self, kinds: tuple[str, ...] = ()) -> list[Entry]:
         """Every whole entry of ``kinds`` (every kind if none)."""
-        return [e for c in self._children(kinds) if not c.name.startswith(TEMPORARY) and (e := _entry(c)) is not None]
+        return self._entries(kinds or self.kinds())
 
     def clear(self, kinds: tuple[str, ...] = (), older_than: float = 0.0) -> list[Entry]:
         """Remove the entries of ``kinds`` (every kind if none) unused for ``older_than`` seconds."""
@@ -158,7 +162,7 @@ class Cache:
         """Remove least recently used entries (never ``keep``) until the counted ones fit in ``max_bytes``;
         the bytes left."""
         self._remove_stale_temporaries()
-        counted = [e for e in self.entries() if e.kind not in UNBOUNDED_KINDS]
+        counted = self._entries(kind for kind in self.kinds() if kind not in UNBOUNDED_KINDS)
         total = sum(e.bytes for e in counted)
         for entry in sorted(counted, key=lambda e: e.used):
             if total <= self.max_bytes:
@@ -170,14 +174,14 @@ class Cache:
 
     def _remove_stale_temporaries(self) -> None:
         cutoff = time.time() - STALE_SECONDS
-        for child in self._children(()):
+        for child in (c for kind in self.kinds() for c in _listing(self.root / kind)):
             with contextlib.suppress(FileNotFoundError):
                 if child.name.startswith(TEMPORARY) and child.stat(follow_symlinks=False).st_mtime < cutoff:
                     _remove(Path(child.path))
 
-    def _children(self, kinds: tuple[str, ...]) -> Iterator[os.DirEntry]:
-        for kind in kinds or [c.name for c in _listing(self.root) if c.is_dir(follow_symlinks=False)]:
-            yield from _listing(self.root / kind)
+    def _entries(self, kinds: Iterable[str]) -> list[Entry]:
+        children = (c for kind in kinds for c in _listing(self.root / kind) if not c.name.startswith(TEMPORARY))
+        return [entry for child in children if (entry := _entry(child)) is not None]
 
 
 def default_cache() -> Cache:

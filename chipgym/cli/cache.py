@@ -48,7 +48,7 @@ def info(args) -> int:
 
 def clear(args) -> int:
     cache = default_cache()
-    present = sorted({e.kind for e in cache.entries()})
+    present = cache.kinds()
     if unknown := [kind for kind in args.kinds if kind not in present]:
         holds = ", ".join(present) or "nothing"
         raise ValueError(f"the cache in {cache.root} holds no {', '.join(map(repr, unknown))} (it holds: {holds})")
