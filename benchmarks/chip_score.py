@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 
 FIXTURES = Path(__file__).resolve().parents[1] / "chipgym" / "tasks" / "chip" / "cpu" / "fixtures"
 
@@ -31,7 +31,7 @@ def main() -> None:
     parser.add_argument("--profile", default="osu018")
     parser.add_argument("--fixtures", nargs="+", default=["multicycle", "pipelined"])
     args = parser.parse_args()
-    liberty_cache = cache_dir("liberty")
+    liberty_cache = default_cache().folder("liberty")
     for fixture in args.fixtures:
         with tempfile.TemporaryDirectory(prefix="chipgym-bench-") as cache:
             if liberty_cache.exists():

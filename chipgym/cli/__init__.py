@@ -1,5 +1,5 @@
 """The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run|grade``, ``chipgym chip check``,
-``chipgym pdk install|list|path``, ``chipgym replay FILE...``.
+``chipgym pdk install|list|path``, ``chipgym cache info|clear``, ``chipgym replay FILE...``.
 
 Each command group lives in its own module and adds its subcommands to the parser.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from chipgym.cli import chip, doctor, drc, pdk, replay
+from chipgym.cli import cache, chip, doctor, drc, pdk, replay
 from chipgym.engines.tools import exit_cleanly_on_sigterm
 
 INFRASTRUCTURE_FAILURE = 2
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     drc.add_commands(commands)
     chip.add_commands(commands)
     pdk.add_commands(commands)
+    cache.add_commands(commands)
     replay.add_commands(commands)
     return parser
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 from xml.etree import ElementTree
 
+from chipgym.cache import Cache
 from chipgym.engines.sandbox import Mount, Sandbox
 from chipgym.engines.versions import TOOLS, require_tool
 from chipgym.errors import AgentError, EngineError, ToolMissingError
@@ -207,22 +208,22 @@ def _layout_bytes(layout: Layout) -> bytes:
 
 
 class DrcCache:
-    """Results keyed by sha256 of (engine, deck, layout, marker limit): an LRU in memory, optionally on disk.
+    """Results keyed by sha256 of (engine, deck, layout, marker limit): an LRU in memory, optionally also
+    entries ``drc-results/<key>.json`` of a disk cache (e.g. :func:`chipgym.cache.default_cache`).
 
     The memory part holds at most ``size`` results and ``max_bytes`` of them (as JSON).
     """
 
     UNCACHED = (DrcStatus.TIMEOUT, DrcStatus.CRASHED, DrcStatus.UNAVAILABLE)  # the machine's load and luck
+    DISK_KIND = "drc-results"
 
-    def __init__(self, size: int = 4096, directory: str | os.PathLike | None = None, max_bytes: int = 256 << 20):
+    def __init__(self, size: int = 4096, disk: Cache | None = None, max_bytes: int = 256 << 20):
         self.size = size
         self.max_bytes = max_bytes
-        self.directory = Path(directory) if directory else None
+        self.disk = disk
         self._memory: OrderedDict[str, tuple[DrcResult, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
-        if self.directory:
-            self.directory.mkdir(parents=True, exist_ok=True)
 
     @staticmethod
     def key(deck: str, layout: bytes, max_markers: int) -> str:
@@ -236,22 +237,19 @@ class DrcCache:
             if key in self._memory:
                 self._memory.move_to_end(key)
                 return self._memory[key][0]
-        if self.directory and (path := self.directory / f"{key}.json").exists():
-            text = path.read_text()
+        if self.disk is not None and (text := self.disk.get_bytes(self.DISK_KIND, f"{key}.json")) is not None:
             result = DrcResult.from_json(json.loads(text))
             self._remember(key, result, len(text))
             return result
         return None
 
     def put(self, key: str, result: DrcResult) -> None:
-        if result.status in self.UNCACHED or (self.size == 0 and not self.directory):
+        if result.status in self.UNCACHED or (self.size == 0 and self.disk is None):
             return
         text = json.dumps(result.to_json())
         self._remember(key, result, len(text))
-        if self.directory:
-            tmp = self.directory / f".{key}.{os.getpid()}.{threading.get_ident()}"
-            tmp.write_text(text)
-            tmp.replace(self.directory / f"{key}.json")
+        if self.disk is not None:
+            self.disk.put_bytes(self.DISK_KIND, f"{key}.json", text.encode())
 
     def _remember(self, key: str, result: DrcResult, size: int) -> None:
         with self._lock:

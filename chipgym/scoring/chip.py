@@ -24,8 +24,8 @@ divergence; a tool that cannot run (missing, out of memory, timeout) makes the s
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.engines.versions import tool_version
 from chipgym.errors import DesignError, FlowUnavailable, ProfileMissingError, SynthesisError, ToolMissingError
 from chipgym.results import Failure, JsonResult, Status
@@ -129,9 +129,8 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
     key = design.digest(model, prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task, seed_tag,
                         f"physical={physical}")
-    cached = cache_dir("scores") / f"{key}.json"
-    if cached.exists():
-        return ChipScore.from_dict(json.loads(cached.read_text()))
+    if (cached := default_cache().get_json("scores", f"{key}.json")) is not None:
+        return ChipScore.from_dict(cached)
     score = ChipScore(Status.OK, 0.0, profile, key, period_ps=design.clock_period_ps,
                       graded_with="public and held-out kernels" if seed is not None else "public kernels")
     try:
@@ -143,10 +142,7 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     else:
         score.reward = 0.0
     if score.status is not Status.UNAVAILABLE:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(score.to_dict()))
-        tmp.replace(cached)
+        default_cache().put_json("scores", f"{key}.json", score.to_dict())
     return score
 
 
@@ -241,8 +237,12 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
     if physical:
         from chipgym.scoring.physical import place_and_route
 
-        with timed("physical"):
-            score.physical = place_and_route(design, cache_dir("physical") / score.key).to_dict()
+        with timed("physical"), tempfile.TemporaryDirectory(prefix="chipgym-gds-") as out:
+            result = place_and_route(design, Path(out))
+            if result.gds:
+                gds = default_cache().put_bytes("physical", f"{score.key}.gds", Path(result.gds).read_bytes())
+                result.gds = str(gds)
+            score.physical = result.to_dict()
 
 
 def _gate_level(simulator: GateSimulator, rtl: Path, reference: Run, arch: Arch,

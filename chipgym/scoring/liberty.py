@@ -16,7 +16,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.errors import LibertyError
 
 PARSER_VERSION = "3"
@@ -112,17 +111,13 @@ def load_library(paths: Iterable[str | Path]) -> Library:
     digest = hashlib.sha256(PARSER_VERSION.encode())
     for path in paths:
         digest.update(path.read_bytes())
-    cached = cache_dir("liberty") / f"{digest.hexdigest()}.json"
-    if cached.exists():
-        return Library.from_json(cached.read_text())
+    if (cached := default_cache().get_bytes("liberty", f"{digest.hexdigest()}.json")) is not None:
+        return Library.from_json(cached.decode())
     libraries = [_library(parse(path)) for path in paths]
     first = libraries[0]
     merged = Library([n for lib in libraries for n in lib.names], first.voltage, first.cap_unit_f, first.time_unit_s,
                      {name: cell for lib in libraries for name, cell in lib.cells.items()})
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(merged.to_json())
-    tmp.replace(cached)
+    default_cache().put_bytes("liberty", f"{digest.hexdigest()}.json", merged.to_json().encode())
     return merged
 
 

@@ -23,15 +23,13 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
 import re
-import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.engines import yosys
 from chipgym.errors import SynthesisError
 from chipgym.scoring.liberty import PARSER_VERSION, Library, cell_texts, header_text, load_library
@@ -62,8 +60,8 @@ class Netlist:
 def synthesize(design: Design, profile: Profile, simulation_ports: tuple[str, ...] = ()) -> Netlist:
     """The cached netlist of ``design`` mapped to ``profile``'s cells, without the ``simulation_ports``."""
     # the area and the refused cells come from the parsed liberty
-    folder = cache_dir("synthesis") / design.digest(profile.digest, FLOW_VERSION, PARSER_VERSION, *simulation_ports)
-    if (folder / "result.json").exists():
+    key = design.digest(profile.digest, FLOW_VERSION, PARSER_VERSION, *simulation_ports)
+    if (folder := default_cache().get_folder("synthesis", key)) is not None:
         return Netlist(folder=folder, **json.loads((folder / "result.json").read_text()))
     profile.require_files()
     liberty = synthesis_liberty(profile)
@@ -77,11 +75,7 @@ def synthesize(design: Design, profile: Profile, simulation_ports: tuple[str, ..
         meta = {"top": design.top, "area_um2": round(area, 4), "cells": sum(types.values()), "cell_types": types,
                 "seconds": round(seconds, 3)}
         (work / "result.json").write_text(json.dumps(meta))
-        staging = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(work, staging)
-        shutil.rmtree(folder, ignore_errors=True)
-        staging.rename(folder)
+        folder = default_cache().put_folder("synthesis", key, {path.name: path for path in work.iterdir()})
     return Netlist(folder=folder, **meta)
 
 
@@ -107,9 +101,8 @@ def synthesis_liberty(profile: Profile) -> Path:
     key = hashlib.sha256(profile.digest.encode() + FLOW_VERSION.encode())
     for path in profile.liberty:
         key.update(path.read_bytes())
-    target = cache_dir("synthesis-liberty") / key.hexdigest()[:32] / "cells.lib"
-    if target.exists():
-        return target
+    if (folder := default_cache().get_folder("synthesis-liberty", key.hexdigest()[:32])) is not None:
+        return folder / "cells.lib"
     parts, templates = [header_text(profile.liberty[0])], set()
     for i, path in enumerate(profile.liberty):
         header = header_text(path)
@@ -119,9 +112,6 @@ def synthesis_liberty(profile: Profile) -> Path:
             templates.add(m.group(2))
         parts += [text for name, text in cell_texts(path)
                   if not any(fnmatch.fnmatch(name, pattern) for pattern in profile.dont_use)]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_suffix(f".{os.getpid()}.tmp")
-    staging.write_text("\n".join(parts) + "\n}\n")
-    staging.replace(target)
-    return target
+    cells = ("\n".join(parts) + "\n}\n").encode()
+    return default_cache().put_folder("synthesis-liberty", key.hexdigest()[:32], {"cells.lib": cells}) / "cells.lib"
 

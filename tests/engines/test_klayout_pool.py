@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from chipgym.cache import Cache
 from chipgym.engines.klayout import CategoryResult, DrcCache, DrcJob, DrcResult, DrcStatus, read_report_counts
 from chipgym.engines.sandbox import processes_of
 from layout_helpers import WIDTH_SPACE_DECK
@@ -63,11 +64,11 @@ def test_agent_mistakes_are_results(pool, layouts):
 
 
 def test_cache_serves_repeated_runs_and_persists(layouts, tmp_path, pool):
-    cache = DrcCache(size=8, directory=tmp_path / "cache")
+    cache = DrcCache(size=8, disk=Cache(tmp_path / "cache"))
     key = cache.key(WIDTH_SPACE_DECK, layouts["narrow"].read_bytes(), pool.max_markers)
     [first] = pool.run(WIDTH_SPACE_DECK, [layouts["narrow"]])
     cache.put(key, first)
-    assert DrcCache(directory=tmp_path / "cache").get(key) == first
+    assert DrcCache(disk=Cache(tmp_path / "cache")).get(key) == first
     assert pool.cache.get(key) == first
 
 

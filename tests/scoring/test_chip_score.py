@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.cli import main
 from chipgym.scoring.chip import SIMULATION_PORTS, ChipScore, score_design
 from chipgym.scoring.liberty import load_library
@@ -49,7 +49,8 @@ def test_fixtures_score_on_osu018(osu018):
 
 def test_the_same_design_gets_the_same_score(osu018):
     first = osu018["multicycle"]
-    (cache_dir("scores") / f"{first.key}.json").unlink()  # score again from the check on (builds stay cached)
+    # score again from the check on (builds stay cached)
+    (default_cache().folder("scores") / f"{first.key}.json").unlink()
     again = score_design(FIXTURES / "multicycle", profile="osu018")
     assert again.key == first.key
     assert {**again.to_dict(), "seconds": {}} == {**first.to_dict(), "seconds": {}}

@@ -11,10 +11,9 @@ A failing assertion is reported with its source line and cycle. On the CPU fixtu
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.engines.yosys import ABC_SCRIPT, UNCLASSIFIED, bounded_model_check
 from chipgym.tasks.chip.design import Design
 
@@ -22,11 +21,10 @@ from chipgym.tasks.chip.design import Design
 def formal_check(design: Design, properties: Path, depth: int, top: str = "chipgym_formal") -> list[str]:
     """Problems found within ``depth`` cycles (empty if every assertion holds), cached by content; a failure
     of the engine itself is not cached."""
-    cached = cache_dir("formal") / f"{design.digest(properties.read_text(), str(depth), top, ABC_SCRIPT)}.json"
-    if cached.is_file():
-        return json.loads(cached.read_text())
+    key = f"{design.digest(properties.read_text(), str(depth), top, ABC_SCRIPT)}.json"
+    if (cached := default_cache().get_json("formal", key)) is not None:
+        return cached
     problems = bounded_model_check(design.rtl, properties, depth, top)
     if not any(p.startswith(UNCLASSIFIED) for p in problems):
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        cached.write_text(json.dumps(problems))
+        default_cache().put_json("formal", key, problems)
     return problems

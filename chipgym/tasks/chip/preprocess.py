@@ -17,11 +17,10 @@ content hash under ``$CHIPGYM_CACHE/preprocessed``.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.engines import verilator
 from chipgym.errors import PreprocessError
 
@@ -45,9 +44,6 @@ def preprocess(root: Path, rtl: tuple[Path, ...]) -> Path:
         raise PreprocessError(f"directives left after preprocessing: {', '.join('`' + d for d in leftover)}")
     if (attribute := _SYNTHESIS_ONLY.search(code)):
         raise PreprocessError(f"the attribute {attribute.group(1)} is refused: only synthesis would honour it")
-    target = cache_dir("preprocessed") / hashlib.sha256(text.encode()).hexdigest()[:32] / "design.v"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_suffix(f".{os.getpid()}.tmp")
-    staging.write_text(text)  # written every time: a file changed in place cannot stand for another text
-    staging.replace(target)
-    return target
+    key, cache = hashlib.sha256(text.encode()).hexdigest()[:32], default_cache()
+    folder = cache.get_folder("preprocessed", key) or cache.put_folder("preprocessed", key, {"design.v": text.encode()})
+    return folder / "design.v"

@@ -1,15 +1,13 @@
 """Build a Verilator simulator of a design with a C++ harness, cached by content hash.
 
-The cache lives in ``$CHIPGYM_CACHE`` (default ``~/.cache/chipgym``)/verilator/<hash>/sim.
+The simulator is the entry ``verilator/<hash>/sim`` of :mod:`chipgym.cache`.
 """
 from __future__ import annotations
 
-import os
-import shutil
 import tempfile
 from pathlib import Path
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.engines import verilator
 from chipgym.tasks.chip.design import Design
 
@@ -18,12 +16,9 @@ def build(design: Design, harness: Path, extra: tuple[str, ...] = ()) -> Path:
     """Return the path of a simulator binary for ``design`` driven by ``harness`` (BuildError when Verilator
     rejects it); ``extra`` are more Verilator arguments (e.g. ``("-CFLAGS", "-DX")``)."""
     flags = verilator.build_flags(design.top, extra)
-    binary = cache_dir("verilator") / design.digest(harness.read_text(), *flags) / "sim"
-    if binary.exists():
-        return binary
+    key = design.digest(harness.read_text(), *flags)
+    if (folder := default_cache().get_folder("verilator", key)) is not None:
+        return folder / "sim"
     with tempfile.TemporaryDirectory() as tmp:
         sim = verilator.build(design.rtl, harness, flags, Path(tmp))
-        binary.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(sim, binary.with_suffix(".tmp"))
-        os.replace(binary.with_suffix(".tmp"), binary)
-    return binary
+        return default_cache().put_folder("verilator", key, {"sim": sim}) / "sim"

@@ -27,7 +27,7 @@ from typing import Sequence
 import yaml
 from tqdm import tqdm
 
-from chipgym.cache import cache_dir
+from chipgym.cache import default_cache
 from chipgym.engines.klayout import klayout_version
 from chipgym.tasks.drc.dsl import dsl_methods_used
 from chipgym.tasks.drc.labels import LabellingError, discriminates, label_layouts, pick_public
@@ -124,8 +124,8 @@ def manifest(drafts: Sequence[TaskDraft], name: str = SUITE_NAME, seed: int = SU
 
 
 def default_cache_dir() -> Path:
-    """``$CHIPGYM_CACHE/drc`` or ``~/.cache/chipgym/drc``."""
-    return cache_dir("drc")
+    """``$CHIPGYM_CACHE/drc`` or ``~/.cache/chipgym/drc``: in the cache, never evicted (:mod:`chipgym.cache`)."""
+    return default_cache().folder("drc")
 
 
 def build_suite(
