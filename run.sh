@@ -50,7 +50,10 @@ case "${1:-}" in
         log "1/3 the DRC engine: a SKY130 deck on a layout, its violations drawn in out/demo/violations.png"
         "$VENV/bin/python" examples/drc_engine_demo.py
         log "2/3 chipgym/DrcScript-v0: a scripted agent on 5 SKY130 tasks of drc-v0 (the first run labels the suite, ~1-2 min)"
-        "$VENV/bin/python" examples/drc_scripted_agent.py --group sky130 --episodes 5
+        rm -rf out/demo/episodes
+        "$VENV/bin/python" examples/drc_scripted_agent.py --group sky130 --episodes 5 --record out/demo/episodes
+        log "    the five episodes, saved by chipgym.wrappers.RecordEpisodes, replayed in fresh envs"
+        "$VENV/bin/chipgym" replay out/demo/episodes/*.json
         log "3/3 chipgym/RtlDesign-v0: a scripted agent checks and submits both CPU fixtures; each submit runs the checks"
         log "    with held-out kernels, Yosys synthesis, OpenSTA timing and gate-level energy on osu018 (~3 min each the first time)"
         "$VENV/bin/python" examples/rtl_fixture_agent.py

@@ -19,6 +19,7 @@ import gymnasium
 
 import chipgym  # noqa: F401
 from chipgym.envs import drc_actions as act
+from chipgym.wrappers import RecordEpisodes
 
 NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(?:um|µm)")
 
@@ -86,9 +87,12 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--split", default="test", choices=("train", "test", "all"))
     parser.add_argument("--group", help="only tasks of this group (sky130, synthetic, syntax)")
+    parser.add_argument("--record", metavar="DIR", help="save every episode here, for `chipgym replay DIR/*.json`")
     args = parser.parse_args()
     env = gymnasium.make("chipgym/DrcScript-v0", tasks=args.tasks, split=args.split, max_steps=40,
                          max_episode_steps=40)
+    if args.record:
+        env = RecordEpisodes(env, args.record)
     ids = env.unwrapped.task_ids(args.group)
     solved = Counter()
     tried = Counter()

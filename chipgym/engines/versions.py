@@ -21,13 +21,14 @@ from chipgym.errors import ToolMissingError
 
 @dataclass(frozen=True)
 class Tool:
-    name: str
-    """what records and messages call it"""
+    """An external tool: ``command`` run with ``version_args`` prints its version."""
+
+    name: str  # what records and messages call it
     command: str
     version_args: tuple[str, ...]
-    needed_for: str
-    install: str
-    required: bool = True
+    needed_for: str  # what chipgym doctor says it is for
+    install: str  # how to install it
+    required: bool = True  # False: only an optional feature needs it
 
 
 TOOLS = {tool.name: tool for tool in (
