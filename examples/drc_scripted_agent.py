@@ -64,7 +64,7 @@ def checks_for(sentence: str, layers: list[str]) -> list[str]:
 def read_observation(observation: dict) -> tuple[list[tuple[str, str]], dict[str, tuple[int, int]]]:
     """The (category, sentence) rules and the layers, as the observation states them."""
     rules = re.findall(r"^- (\S+): (.*)$", observation["rule"], flags=re.MULTILINE)
-    layers = {name: (int(l), int(d)) for name, l, d in re.findall(r"^(\S+): (\d+)/(\d+)$", observation["layers"], re.MULTILINE)}
+    layers = {name: (int(layer), int(datatype)) for name, layer, datatype in re.findall(r"^(\S+): (\d+)/(\d+)$", observation["layers"], re.MULTILINE)}
     return rules, layers
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 import chipgym as chipgym_package
-
 from chipgym.render import render_layout, save_png
+
 from layout_helpers import WIDTH_SPACE_DECK
 
 

@@ -58,9 +58,9 @@ def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
                           writable=(tmp,), timeout=ELABORATION_SECONDS, memory=ELABORATION_MEMORY)
         text = log.read_text(errors="replace") if log.exists() else ""
         if not result.ok:
-            errors = [l for l in (result.stderr + text).splitlines() if "ERROR" in l] or [result.tail()]
+            errors = [line for line in (result.stderr + text).splitlines() if "ERROR" in line] or [result.tail()]
             return Elaboration(problems=[f"yosys: {errors[0].strip()}"])
-        problems = [l.strip() for l in text.splitlines() if FATAL.search(l)]
+        problems = [line.strip() for line in text.splitlines() if FATAL.search(line)]
         module = json.loads(out.read_text())["modules"][top]
     ports = {n: (p["direction"], len(p["bits"])) for n, p in module["ports"].items()}
     return Elaboration(ports, problems)

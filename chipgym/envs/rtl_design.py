@@ -82,8 +82,8 @@ from chipgym.envs import rtl_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import UNAVAILABLE, DesignError, InfrastructureError, SynthesisError
-from chipgym.scoring.chip import estimate, score_design
 from chipgym.results import Status
+from chipgym.scoring.chip import estimate, score_design
 from chipgym.scoring.profile import PROFILES
 from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.cpu import workloads

@@ -46,10 +46,12 @@ from chipgym.scoring.timing import Timing, check_timing
 from chipgym.tasks.chip.check import check_design
 from chipgym.tasks.chip.cpu.arch import Arch, load_arch
 from chipgym.tasks.chip.cpu.checks import DV, STALL_PERMILLE
-from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed as resolve_seed, heldout_failure, heldout_programs
+from chipgym.tasks.chip.cpu.heldout import SEED_ENV, heldout_failure, heldout_programs
+from chipgym.tasks.chip.cpu.heldout import grading_seed as resolve_seed
 from chipgym.tasks.chip.cpu.reference import Run, execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
-from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, programs as public_programs
+from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel
+from chipgym.tasks.chip.cpu.workloads import programs as public_programs
 from chipgym.tasks.chip.design import Design, load_design
 from chipgym.tasks.chip.ports import load_ports
 from chipgym.tasks.chip.verilator import build

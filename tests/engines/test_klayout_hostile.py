@@ -13,6 +13,7 @@ import pytest
 from chipgym.engines import cgroup
 from chipgym.engines.klayout import DrcCache, DrcPool, DrcStatus, KlayoutWorker
 from chipgym.engines.sandbox import processes_of
+
 from layout_helpers import WIDTH_SPACE_DECK
 
 PREFIX = 'source($input)\nreport("hostile", $output)\n'

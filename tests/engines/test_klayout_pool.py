@@ -16,6 +16,7 @@ import pytest
 from chipgym.cache import Cache
 from chipgym.engines.klayout import CategoryResult, DrcCache, DrcJob, DrcResult, DrcStatus, read_report_counts
 from chipgym.engines.sandbox import processes_of
+
 from layout_helpers import WIDTH_SPACE_DECK
 
 

@@ -16,6 +16,7 @@ from chipgym.envs.drc_script import DrcScriptEnv
 from chipgym.envs.episode import replay
 from chipgym.tasks.drc.rule2drc import write_rule2drc
 from chipgym.wrappers import DrcRewardShaping
+
 from layout_helpers import MET1, MET1_WIDTH_GOLD, met1_width_task
 
 GOLD = MET1_WIDTH_GOLD

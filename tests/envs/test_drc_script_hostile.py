@@ -19,8 +19,18 @@ import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.envs import drc_actions as act
 from chipgym.envs.drc_script import DrcScriptEnv
 from chipgym.tasks.drc import instances
-from layout_helpers import (MET1, MET1_WIDTH_GOLD, gds_box, gds_cell, gds_header, gds_records, huge_array_gds,
-                            met1_width_task, recursive_gds)
+
+from layout_helpers import (
+    MET1,
+    MET1_WIDTH_GOLD,
+    gds_box,
+    gds_cell,
+    gds_header,
+    gds_records,
+    huge_array_gds,
+    met1_width_task,
+    recursive_gds,
+)
 
 GOLD = MET1_WIDTH_GOLD
 PREFIX = 'source($input)\nreport("m1", $output)\n'

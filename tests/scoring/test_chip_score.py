@@ -10,11 +10,11 @@ import pytest
 
 from chipgym.cache import default_cache
 from chipgym.cli import main
+from chipgym.errors import SynthesisError
 from chipgym.scoring.chip import SIMULATION_PORTS, ChipScore, score_design
 from chipgym.scoring.liberty import load_library
 from chipgym.scoring.pdk import install
 from chipgym.scoring.profile import load_profile
-from chipgym.errors import SynthesisError
 from chipgym.scoring.synthesis import synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.mutants import FIXTURES

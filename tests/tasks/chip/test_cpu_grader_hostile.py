@@ -16,6 +16,7 @@ import pytest
 
 from chipgym.engines.tools import MAX_OUTPUT, run_tool
 from chipgym.engines.yosys import ELABORATION_SECONDS
+from chipgym.errors import DesignError
 from chipgym.tasks.chip import check_design
 from chipgym.tasks.chip.cpu.assembler import assemble
 from chipgym.tasks.chip.cpu.checks import DV, FORMAL_DEPTH
@@ -25,7 +26,6 @@ from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.workloads import programs
-from chipgym.errors import DesignError
 from chipgym.tasks.chip.design import MAX_PERIOD_PS, load_design
 from chipgym.tasks.chip.formal import formal_check
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from chipgym.tasks.drc.dsl import dsl_methods, dsl_methods_used, unsupported_methods
 from chipgym.tasks.drc import suite
+from chipgym.tasks.drc.dsl import dsl_methods, dsl_methods_used, unsupported_methods
 from chipgym.tasks.drc.rule2drc import load_rule2drc, write_rule2drc
 from chipgym.tasks.drc.suite import SUITE_SEED, build_suite, fingerprint, generate_drafts, label_draft, manifest
 

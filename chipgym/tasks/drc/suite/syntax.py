@@ -169,18 +169,18 @@ def selection(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 
 
 def edge_inside_length(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
-    l = draw_um(rng, 100, 500, 5)
+    length = draw_um(rng, 100, 500, 5)
     part = _pick(k, ("inside_part", "outside_part"))
     where = "inside" if part == "inside_part" else "outside"
-    deck = f"{a}.edges.{part}({b}).with_length(nil, {value(l)})" + out(cat, f"{a} edge {where} {b} < {value(l)} um")
+    deck = f"{a}.edges.{part}({b}).with_length(nil, {value(length)})" + out(cat, f"{a} edge {where} {b} < {value(length)} um")
     text = say(rng, ("Any piece of a {a} edge lying {w} {b} must be at least {l} {u} long.",
-                      "Edge segments of {a} {w} {b} shorter than {l} {u} are not allowed."), a=a, b=b, l=l, w=where)
-    L, scenes = nm(l), []
+                      "Edge segments of {a} {w} {b} shorter than {l} {u} are not allowed."), a=a, b=b, l=length, w=where)
+    L, scenes = nm(length), []
     for d, s in DELTAS:
         scenes += [Scene(f"{cat}_ei_{s}", rect(b, 0, 0, 2000, 2000) + rect(a, 2000 - L - d, 500, 2000 + L + d, 900)),
                    Scene(f"{cat}_eo_{s}", rect(b, 0, 0, 2000, 2000) + rect(a, 1000, 500, 2000 + L + d, 900))]
     scenes += [Scene(f"{cat}_e_far", rect(b, 0, 0, 2000, 2000) + rect(a, 3000, 0, 3000 + 2 * L, 2 * L))]
-    return Rule(cat, text, deck, (a, b), {cat: l}, tuple(scenes))
+    return Rule(cat, text, deck, (a, b), {cat: length}, tuple(scenes))
 
 
 def line_end_keepout(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
@@ -276,10 +276,10 @@ def pulled_width(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 
 
 def short_edges(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
-    l = draw_um(rng, 50, 300)
-    deck = f"{a}.edges.with_length(nil, {value(l)})" + out(cat, f"{a} edge < {value(l)} um")
-    text = say(rng, ("Every {a} edge must be at least {l} {u} long (minimum step).", "{a} edges shorter than {l} {u} are forbidden."), a=a, l=l)
-    return Rule(cat, text, deck, (a,), {cat: l}, tuple(_short_edge_scenes(cat, a, nm(l))))
+    length = draw_um(rng, 50, 300)
+    deck = f"{a}.edges.with_length(nil, {value(length)})" + out(cat, f"{a} edge < {value(length)} um")
+    text = say(rng, ("Every {a} edge must be at least {l} {u} long (minimum step).", "{a} edges shorter than {l} {u} are forbidden."), a=a, l=length)
+    return Rule(cat, text, deck, (a,), {cat: length}, tuple(_short_edge_scenes(cat, a, nm(length))))
 
 
 def _short_edge_scenes(cat: str, a: str, t: int) -> list[Scene]:
@@ -429,17 +429,17 @@ def reference_point(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
 
 
 def edge_centre_contact(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
-    l = draw_um(rng, 50, 200)
-    deck = f"{a}.edges.centers({value(l)}, 0).interacting({b})" + out(cat, f"{b} at {a} edge centre")
+    length = draw_um(rng, 50, 200)
+    deck = f"{a}.edges.centers({value(length)}, 0).interacting({b})" + out(cat, f"{b} at {a} edge centre")
     text = say(rng, ("{b} must not touch the central {l} {u} of any {a} edge.",
-                      "Keep {b} off the middle {l} {u} of every {a} edge (edge ends may touch)."), a=a, b=b, l=l)
-    L = nm(l)
+                      "Keep {b} off the middle {l} {u} of every {a} edge (edge ends may touch)."), a=a, b=b, l=length)
+    L = nm(length)
     scenes = [Scene(f"{cat}_ec_mid", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 450, 1200, 550)),
               Scene(f"{cat}_ec_end", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 100)),
               Scene(f"{cat}_ec_lim_in", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 500 - L // 2 + 1)),
               Scene(f"{cat}_ec_lim_out", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 500 - L // 2 - 1)),
               Scene(f"{cat}_ec_far", rect(a, 0, 0, 1000, 1000) + rect(b, 1100, 450, 1200, 550))]
-    return Rule(cat, text, deck, (a, b), {cat: l}, tuple(scenes))
+    return Rule(cat, text, deck, (a, b), {cat: length}, tuple(scenes))
 
 
 KINDS: dict[str, Kind] = {f.__name__: f for f in (
