@@ -53,7 +53,8 @@ def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
     folder = rtl[0].parent
     with tempfile.TemporaryDirectory() as tmp:
         out, log = Path(tmp) / "netlist.json", Path(tmp) / "log"
-        script = f"read_verilog -nopp {_files(rtl)}; hierarchy -check -top {top}; proc; flatten; check; write_json {out}"
+        script = (f"read_verilog -nopp {_files(rtl)}; hierarchy -check -top {top}; proc; flatten; check; "
+                  f"write_json {out}")
         result = run_tool(["yosys", "-q", "-l", str(log), "-p", script], cwd=folder, readable=(folder,),
                           writable=(tmp,), timeout=ELABORATION_SECONDS, memory=ELABORATION_MEMORY)
         text = log.read_text(errors="replace") if log.exists() else ""
@@ -77,7 +78,8 @@ def bounded_model_check(rtl: Sequence[Path], properties: Path, depth: int, top: 
     with tempfile.TemporaryDirectory() as tmp:
         aiger, asserts = Path(tmp) / "model.aig", Path(tmp) / "asserts.txt"
         script = (
-            f'read_verilog -formal -nopp {_files(rtl)}; chformal -remove; read_verilog -formal "{properties.resolve()}"; '
+            f"read_verilog -formal -nopp {_files(rtl)}; chformal -remove; "
+            f'read_verilog -formal "{properties.resolve()}"; '
             f"prep -top {top}; flatten; memory_map; opt -fast; techmap; opt -fast; abc -g AND; opt_clean; "
             f"async2sync; dffunmap; aigmap; opt_clean; tee -q -o {asserts} select -list t:$assert; "
             f"write_aiger -zinit {aiger}"

@@ -310,8 +310,8 @@ class RtlDesignEnv(TextActionEnv):
         failures = tuple((check, self._public(detail)) for check, detail in report.failures)
         cycles = {name: stats["cycles"] for name, stats in report.stats.items()}
         built = not {"design", "ports", "build"} & set(report.failed_checks())
-        outcome = CheckOutcome(Status.OK if report.passed else Status.FAILED, failures, _programs_passed(report), cycles,
-                               self._estimate() if estimate and built else None)
+        outcome = CheckOutcome(Status.OK if report.passed else Status.FAILED, failures, _programs_passed(report),
+                               cycles, self._estimate() if estimate and built else None)
         return outcome, dict(report.timings)
 
     def _estimate(self) -> dict[str, Any]:

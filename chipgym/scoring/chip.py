@@ -12,8 +12,9 @@ flop clocked by the clock port. Then:
 - **E**: the same mean of the gate-level energy (:mod:`chipgym.scoring.energy`), per 10,000 instructions.
 
 The design's one clock period for the profile (see :mod:`chipgym.tasks.chip.design`) drives simulation (memory
-wait states), synthesis, the timing check and T; grading never falls back to a slower clock. A failing design scores 0 with the check and its first
-divergence; a tool that cannot run (missing, out of memory, timeout) makes the score ``unavailable``, never 0.
+wait states), synthesis, the timing check and T; grading never falls back to a slower clock. A failing design
+scores 0 with the check and its first divergence; a tool that cannot run (missing, out of memory, timeout)
+makes the score ``unavailable``, never 0.
 
 >>> from pathlib import Path
 >>> fixture = Path(__file__).parents[1] / "tasks" / "chip" / "cpu" / "fixtures" / "multicycle"

@@ -20,7 +20,8 @@ from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.design import load_design
 
-SHARED_ASAP7 = Path(os.environ.get("CHIPGYM_SHARED_PDK", Path(__file__).resolve().parents[3] / "shared" / "pdk" / "asap7"))
+SHARED_ASAP7 = Path(os.environ.get("CHIPGYM_SHARED_PDK",
+                                   Path(__file__).resolve().parents[3] / "shared" / "pdk" / "asap7"))
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,8 @@ def test_every_category_has_passing_and_failing_hidden_layouts(labelled_slice, s
     for task in labelled_slice:
         for category in task.categories:
             assert {c.labels[category] for c in task.hidden_testcases} == {0, 1}, (task.id, category)
-        assert task.public_examples and not {c.gds_bytes() for c in task.public_examples} & {c.gds_bytes() for c in task.hidden_testcases}
+        assert task.public_examples and not ({c.gds_bytes() for c in task.public_examples}
+                                             & {c.gds_bytes() for c in task.hidden_testcases})
         assert not hasattr(task.agent_view(), "hidden_testcases")
 
 

@@ -58,7 +58,8 @@ def generate_drafts(seed: int = SUITE_SEED, name: str = SUITE_NAME) -> list[Task
     drafts += syntax_drafts(random.Random(rng.random()))
     split_rng = random.Random(rng.random())
     return [
-        TaskDraft(d.id, d.title, d.group, "test" if split_rng.random() < TEST_FRACTION else "train", d.layers, d.rules, d.metadata)
+        TaskDraft(d.id, d.title, d.group, "test" if split_rng.random() < TEST_FRACTION else "train",
+                  d.layers, d.rules, d.metadata)
         for d in drafts
     ]
 
