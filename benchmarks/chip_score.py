@@ -20,7 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from chipgym.cache import default_cache
 
 FIXTURES = Path(__file__).resolve().parents[1] / "chipgym" / "tasks" / "chip" / "cpu" / "fixtures"

@@ -64,7 +64,8 @@ def make_layout(rng: np.random.Generator, path: Path) -> Path:
         layer = LAYERS["met1" if rng.random() < 0.6 else "met2"]
         cell.add(gdstk.rectangle((x, y), (x + w, y + h), layer=layer[0], datatype=layer[1]))
         if rng.random() < 0.3:
-            cell.add(gdstk.rectangle((x + 0.03, y + 0.03), (x + 0.18, y + 0.18), layer=LAYERS["via"][0], datatype=LAYERS["via"][1]))
+            cell.add(gdstk.rectangle((x + 0.03, y + 0.03), (x + 0.18, y + 0.18),
+                                     layer=LAYERS["via"][0], datatype=LAYERS["via"][1]))
     library.write_gds(str(path))
     return path
 
@@ -118,7 +119,8 @@ def main() -> None:
         deck_files[-1].write_text(deck)
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(args.parallel) as executor:
-        plain = list(executor.map(lambda ij: plain_klayout(deck_files[ij[0]], layouts[ij[0]][ij[1]], folder / f"r{ij[0]}_{ij[1]}.lyrdb"),
+        plain = list(executor.map(lambda ij: plain_klayout(deck_files[ij[0]], layouts[ij[0]][ij[1]],
+                                                           folder / f"r{ij[0]}_{ij[1]}.lyrdb"),
                                   [(i, j) for i in range(args.decks) for j in range(args.layouts)]))
     separate = time.perf_counter() - start
 
@@ -135,7 +137,8 @@ def main() -> None:
     print(f"pool overhead: wall time per job / time inside the deck = {statistics.median(overhead):.2f}x median, "
           f"{max(overhead):.2f}x worst")
     print(f"memory per worker: {statistics.mean(memory):.0f} MB (PSS of the sandbox's processes)")
-    print(f"plain klayout -b -r per run: {separate:.1f} s in all, {1000 * separate * args.parallel / runs:.0f} ms per run")
+    print(f"plain klayout -b -r per run: {separate:.1f} s in all, "
+          f"{1000 * separate * args.parallel / runs:.0f} ms per run")
     print(f"speedup: {separate / pooled:.1f}x")
 
 

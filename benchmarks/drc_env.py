@@ -6,7 +6,8 @@ regime a submit also makes fresh layouts and labels them with the gold deck (on 
 deck's run); in the evaluation regime it grades on the hidden layouts.
 Targets: warm median run or submit <= 100 ms on a typical task, reset <= 20 ms.
 
-Run: .venv/bin/python benchmarks/drc_env.py [--tasks drc-v0] [--regime training|evaluation] [--repeats 30] [--episodes 20]
+Run: .venv/bin/python benchmarks/drc_env.py [--tasks drc-v0] [--regime training|evaluation] [--repeats 30]
+     [--episodes 20]
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def main() -> None:
     args = parser.parse_args()
     regime = {"regime": args.regime}
     tasks = load_tasks(args.tasks, "all")
-    print(f"tasks: {len(tasks)}; hidden layouts per task: median {statistics.median(len(t.hidden_testcases) for t in tasks)}")
+    print(f"tasks: {len(tasks)}; "
+          f"hidden layouts per task: median {statistics.median(len(t.hidden_testcases) for t in tasks)}")
 
     env = DrcScriptEnv(tasks=tasks, split="all", **regime)
     env.reset(seed=0)
@@ -71,7 +73,8 @@ def main() -> None:
     gold = {t.id: t.gold_deck for t in tasks}
 
     def episodes_per_second(n_envs: int) -> float:
-        envs = gymnasium.vector.AsyncVectorEnv([lambda: DrcScriptEnv(tasks=tasks, split="all")] * n_envs, shared_memory=False)
+        envs = gymnasium.vector.AsyncVectorEnv([lambda: DrcScriptEnv(tasks=tasks, split="all")] * n_envs,
+                                               shared_memory=False)
         rounds = max(1, args.episodes // n_envs)
         for round_ in range(rounds + 1):  # round 0 warms the workers up
             if round_ == 1:

@@ -3,10 +3,11 @@
 An entry is ``<root>/<kind>/<key>``: a file (a JSON value or bytes) or a folder of files (a simulator build,
 a netlist). Every entry is written under a temporary name in its kind's folder and renamed into place, so a
 reader finds a whole entry or none; the temporary a crashed writer leaves (a name starting with ``.``) is
-never served, and is removed once it is an hour old by the next count of the entries (or ``clear``). A hit stamps the entry's mtime. A put that takes the entries past
-``max_bytes`` (``$CHIPGYM_CACHE_MAX_BYTES``, default 5 GiB) removes the least recently used ones until they
-fit again, never the one it wrote. Two writers of one key both end with a whole entry: a file is replaced,
-a folder already there stays (keys are content hashes, so it holds the same thing).
+never served, and is removed once it is an hour old by the next count of the entries (or ``clear``). A hit
+stamps the entry's mtime. A put that takes the entries past ``max_bytes`` (``$CHIPGYM_CACHE_MAX_BYTES``,
+default 5 GiB) removes the least recently used ones until they fit again, never the one it wrote. Two writers
+of one key both end with a whole entry: a file is replaced, a folder already there stays (keys are content
+hashes, so it holds the same thing).
 
 The labelled DRC suites (kind ``drc``, ~40 MB each, one per suite seed) are neither counted nor evicted:
 they do not grow with submissions, labelling one takes minutes, and the environments read their files

@@ -2,7 +2,7 @@
 
 >>> from chipgym.render import render_layout
 >>> image = render_layout("layout.gds", {"m1.1": [("edge_pair", (0, 0, 0, 2000, 100, 2000, 100, 0))]})  # doctest: +SKIP
->>> image.shape                                                                                            # doctest: +SKIP
+>>> image.shape  # doctest: +SKIP
 (480, 640, 3)
 """
 
@@ -73,7 +73,8 @@ def save_png(image: np.ndarray, path: str | os.PathLike) -> None:
     import klayout.lay as lay
 
     height, width, _ = image.shape
-    argb = (0xFF << 24) | (image[..., 0].astype(np.uint32) << 16) | (image[..., 1].astype(np.uint32) << 8) | image[..., 2]
+    argb = ((0xFF << 24) | (image[..., 0].astype(np.uint32) << 16) | (image[..., 1].astype(np.uint32) << 8)
+            | image[..., 2])
     header = np.array([width, height], dtype=np.uint32).tobytes()
     lay.PixelBuffer.from_bytes(header + argb.astype(np.uint32).tobytes()).write_png(str(path))
 

@@ -67,16 +67,19 @@ def main() -> None:
         save_png(render_layout(layout, {n: c.markers for n, c in result.categories.items()}), image)
         print(f"\npicture of the violations: {image}")
 
-        variants = [write_layout(out / f"variant{i}.gds", narrow=0.13 + 0.001 * i, gap=0.13 + 0.001 * i) for i in range(20)]
+        variants = [write_layout(out / f"variant{i}.gds", narrow=0.13 + 0.001 * i, gap=0.13 + 0.001 * i)
+                    for i in range(20)]
         start = time.perf_counter()
         pool.run(DECK.replace("SKY130 met1", "SKY130 met1 (variants)"), variants)
         pooled = (time.perf_counter() - start) / len(variants)
 
     start = time.perf_counter()
-    subprocess.run(["klayout", "-b", "-r", deck_path, "-rd", f"input={layout}", "-rd", f"output={out / 'plain.lyrdb'}"], check=True)
+    subprocess.run(["klayout", "-b", "-r", deck_path, "-rd", f"input={layout}", "-rd", f"output={out / 'plain.lyrdb'}"],
+                   check=True)
     plain = time.perf_counter() - start
     assert read_report_counts(out / "plain.lyrdb") == result.counts, "the pool and plain KLayout disagree"
-    print(f"speed: {pooled * 1000:.0f} ms per layout in the sandboxed pool; {plain * 1000:.0f} ms for one plain `klayout -b -r` run")
+    print(f"speed: {pooled * 1000:.0f} ms per layout in the sandboxed pool; "
+          f"{plain * 1000:.0f} ms for one plain `klayout -b -r` run")
 
 
 def _where(marker) -> str:

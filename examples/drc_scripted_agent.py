@@ -65,7 +65,8 @@ def checks_for(sentence: str, layers: list[str]) -> list[str]:
 def read_observation(observation: dict) -> tuple[list[tuple[str, str]], dict[str, tuple[int, int]]]:
     """The (category, sentence) rules and the layers, as the observation states them."""
     rules = re.findall(r"^- (\S+): (.*)$", observation["rule"], flags=re.MULTILINE)
-    layers = {name: (int(l), int(d)) for name, l, d in re.findall(r"^(\S+): (\d+)/(\d+)$", observation["layers"], re.MULTILINE)}
+    layers = {name: (int(layer), int(datatype))
+              for name, layer, datatype in re.findall(r"^(\S+): (\d+)/(\d+)$", observation["layers"], re.MULTILINE)}
     return rules, layers
 
 
@@ -110,7 +111,8 @@ def main() -> None:
         _, reward, _, _, info = env.step(act.submit())
         tried[info["group"]] += 1
         solved[info["group"]] += reward == 1.0
-        print(f"{info['task']:28} {info['group']:10} {'solved' if reward == 1.0 else 'failed':6}  F1 {info['grade']['f1']:.2f}")
+        print(f"{info['task']:28} {info['group']:10} {'solved' if reward == 1.0 else 'failed':6}  "
+              f"F1 {info['grade']['f1']:.2f}")
     env.close()
     total = sum(solved.values())
     groups = ", ".join(f"{g} {solved[g]}/{tried[g]}" for g in sorted(tried))

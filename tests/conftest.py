@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chipgym.engines.klayout import DrcPool
+
 from layout_helpers import write_rectangles
 
 

@@ -16,7 +16,8 @@ m1.space(0.14).output("m1_2", "met1 spacing < 0.14 um")
 
 
 MET1 = (68, 20)
-MET1_WIDTH_GOLD = 'source($input)\nreport("m1", $output)\ninput(68, 20).width(0.14).output("m1.1", "met1 width below 0.14 um")\n'
+MET1_WIDTH_GOLD = ('source($input)\nreport("m1", $output)\n'
+                   'input(68, 20).width(0.14).output("m1.1", "met1 width below 0.14 um")\n')
 
 
 def met1_width_task(folder, public: dict[str, float], hidden: dict[str, float]) -> DrcTask:

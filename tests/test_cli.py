@@ -10,13 +10,14 @@ from pathlib import Path
 import numpy as np
 
 import chipgym as chipgym_package
-
 from chipgym.render import render_layout, save_png
+
 from layout_helpers import WIDTH_SPACE_DECK
 
 
 def chipgym(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "chipgym.cli", *map(str, args)], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "chipgym.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
 
 
 def test_doctor_finds_the_tools_and_runs_a_deck():
@@ -31,7 +32,8 @@ def test_drc_run_json_and_images(layouts, tmp_path):
     deck.write_text(WIDTH_SPACE_DECK)
     bad = tmp_path / "bad.drc"
     bad.write_text("source($input)\nreport('x', $output)\ninput(1, 0).widht(1)")
-    run = chipgym("drc", "run", deck, bad, "--layout", layouts["narrow"], "--layout", layouts["close"], "--json", "--image", tmp_path / "img")
+    run = chipgym("drc", "run", deck, bad, "--layout", layouts["narrow"], "--layout", layouts["close"], "--json",
+                  "--image", tmp_path / "img")
     assert run.returncode == 0, run.stderr
     rows = json.loads(run.stdout)
     assert [(r["deck"], r["layout"], r["status"]) for r in rows] == [

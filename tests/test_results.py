@@ -34,7 +34,8 @@ def test_a_check_report_round_trips_without_its_callback():
 
 
 def test_a_physical_result_an_estimate_and_a_grade_round_trip():
-    physical = PhysicalResult(Status.UNAVAILABLE, "qflow place timed out", 5000, cells=86, stage_seconds={"synthesize": 1.0})
+    physical = PhysicalResult(Status.UNAVAILABLE, "qflow place timed out", 5000, cells=86,
+                              stage_seconds={"synthesize": 1.0})
     assert round_trip(physical) == physical and round_trip(physical).status is Status.UNAVAILABLE
     estimate = Estimate("osu018", 100.5, 12, 5000, 12.5, "path", ["OpenSTA check_setup: unclocked"])
     assert round_trip(estimate) == estimate

@@ -11,7 +11,6 @@ from chipgym.engines.versions import TOOLS, tool_version
 from chipgym.errors import InfrastructureError
 from chipgym.scoring.profile import PROFILES, load_profile
 
-
 PYTHON_MODULES = ("gymnasium", "numpy", "gdstk", "klayout", "pyyaml", "tqdm")
 
 

@@ -103,9 +103,11 @@ def validate(args) -> int:
     for task_id, operator, description in sorted((o.task_id, o.mutant.operator, o.mutant.description)
                                                  for o in outcomes if o.status == "survived"):
         problems.append(f"{task_id}: a {operator} mutant survived: {description}")
-    print(f"{len(tasks)} tasks: " + ", ".join(f"{g} {sum(t.group == g for t in tasks)}" for g in sorted({t.group for t in tasks})))
+    print(f"{len(tasks)} tasks: "
+          + ", ".join(f"{g} {sum(t.group == g for t in tasks)}" for g in sorted({t.group for t in tasks})))
     for group, score in scores.items():
-        print(f"mutation score {group}: {score['score']:.3f} (killed {score['killed']:.0f}, survived {score['survived']:.0f}, "
+        print(f"mutation score {group}: {score['score']:.3f} "
+              f"(killed {score['killed']:.0f}, survived {score['survived']:.0f}, "
               f"equivalent {score['equivalent']:.0f}, invalid {score['invalid']:.0f})")
     print("\n".join(problems) if problems else "valid: every gold deck matches its labels")
     low = [g for g, score in scores.items() if score["score"] < args.min_score]
@@ -168,8 +170,10 @@ def add_commands(commands) -> None:
 
     check = drc.add_parser("validate", help="check a suite: gold decks against labels, label coverage, mutation scores")
     check.add_argument("suite", metavar="SUITE_OR_PATH", help="drc-v0 or a Rule2DRC problems folder")
-    check.add_argument("--mutation-tasks", type=int, default=5, help="tasks per group whose mutants are run (default 5)")
-    check.add_argument("--extra", type=int, default=150, help="extra jittered layouts per task to spot equivalent mutants")
+    check.add_argument("--mutation-tasks", type=int, default=5,
+                       help="tasks per group whose mutants are run (default 5)")
+    check.add_argument("--extra", type=int, default=150,
+                       help="extra jittered layouts per task to spot equivalent mutants")
     check.add_argument("--min-score", type=float, default=0.95, help="lowest acceptable mutation score per group")
     check.add_argument("--workers", type=int, default=2)
     check.add_argument("--timeout", type=float, default=20.0)

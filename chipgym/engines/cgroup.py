@@ -91,7 +91,8 @@ def _layout() -> dict[str, Path] | str:
         return "no /proc/self/cgroup"
     v1 = {c: ROOT / c / own[c].lstrip("/") for c in ("memory", "pids") if c in own and (ROOT / c).is_dir()}
     if len(v1) == 2:
-        return v1 if all(_writable(folder) for folder in v1.values()) else "the cgroup v1 memory and pids folders are not writable"
+        return (v1 if all(_writable(folder) for folder in v1.values())
+                else "the cgroup v1 memory and pids folders are not writable")
     unified = ROOT / own.get("", "/").lstrip("/")
     controllers = unified / "cgroup.subtree_control"
     if controllers.exists() and {"memory", "pids"} <= set(controllers.read_text().split()) and _writable(unified):

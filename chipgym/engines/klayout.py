@@ -443,7 +443,8 @@ class KlayoutWorker:
         ready = select.select([s.fd for s in streams], [], [], max(0.0, deadline - time.monotonic()))[0]
         return [s for s in streams if s.fd in ready]
 
-    def run(self, deck: str, layouts: Sequence[Layout], timeout: float, max_markers: int, kind: str = "deck") -> list[dict | DrcResult]:
+    def run(self, deck: str, layouts: Sequence[Layout], timeout: float, max_markers: int,
+            kind: str = "deck") -> list[dict | DrcResult]:
         """Runs the deck (or, with ``kind="summary"``, the layout reader) on each layout in turn.
 
         A worker that is lost is restarted and the job tried once more; then its layouts are UNAVAILABLE.
@@ -481,7 +482,8 @@ class KlayoutWorker:
                     results.append(self._run_layout(layout, timeout))
                 except _Stuck:
                     self.stop()
-                    results.append(DrcResult(DrcStatus.TIMEOUT, f"the deck ran longer than {timeout} s on one layout and was killed"))
+                    results.append(DrcResult(DrcStatus.TIMEOUT,
+                                             f"the deck ran longer than {timeout} s on one layout and was killed"))
                     skipped = DrcResult(DrcStatus.TIMEOUT, "not run: the deck had to be killed on an earlier layout")
                     return results + [skipped] * (len(layouts) - index - 1)
             self._send({"op": "end"})  # the worker cleans up while the caller reads the results
@@ -506,14 +508,17 @@ class KlayoutWorker:
                 return self._result(line, nonce)
             if self._results.overflowing:
                 self._kill_child()
-                return DrcResult(DrcStatus.CRASHED, f"the deck's process wrote a result over {self.MAX_RESULT_BYTES} bytes")
+                return DrcResult(DrcStatus.CRASHED,
+                                 f"the deck's process wrote a result over {self.MAX_RESULT_BYTES} bytes")
             if (line := self._control.next()) is not None:
                 message = json.loads(line)
                 if message.get("timeout") == nonce:
                     self._results.drain()
-                    return DrcResult(DrcStatus.TIMEOUT, f"the deck ran longer than {timeout} s on one layout and was killed")
+                    return DrcResult(DrcStatus.TIMEOUT,
+                                     f"the deck ran longer than {timeout} s on one layout and was killed")
                 if message.get("ended") == nonce:
-                    if self._wait([self._results], time.monotonic()) and self._results.read() and (line := self._results.next()):
+                    if (self._wait([self._results], time.monotonic()) and self._results.read()
+                            and (line := self._results.next())):
                         return self._result(line, nonce)
                     self._results.drain()
                     return DrcResult(DrcStatus.CRASHED, f"the deck's process {message.get('how', 'ended')}")
@@ -635,7 +640,8 @@ class DrcPool:
             if missing:
                 pending.append((len(results) - 1, missing, keys, job))
         futures = {
-            self._executor.submit(self._run_on_idle_worker, job.deck, [job.layouts[i] for i in missing]): (j, missing, keys)
+            self._executor.submit(self._run_on_idle_worker, job.deck,
+                                  [job.layouts[i] for i in missing]): (j, missing, keys)
             for j, missing, keys, job in pending
         }
         for future in _progress(concurrent.futures.as_completed(futures), len(futures), progress):
@@ -655,7 +661,8 @@ class DrcPool:
         raw = self._executor.submit(self._run_on_idle_worker, "", layouts, "summary", max_shapes).result()
         return [_checked_summary(r, max_shapes) for r in raw]
 
-    def _run_on_idle_worker(self, deck: str, layouts: Sequence[Layout], kind: str = "deck", limit: int | None = None) -> list:
+    def _run_on_idle_worker(self, deck: str, layouts: Sequence[Layout], kind: str = "deck",
+                            limit: int | None = None) -> list:
         worker = self._idle.get()
         try:
             return worker.run(deck, layouts, self.timeout, limit or self.max_markers, kind)

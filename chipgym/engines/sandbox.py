@@ -70,7 +70,8 @@ class Sandbox:
         identity: list[str] = []
         if os.geteuid() == 0:
             limits.append(f"--nproc={self.processes}")
-            identity = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--pdeathsig", "keep"]
+            identity = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+                        "--pdeathsig", "keep"]
         bwrap = [
             "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
             "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
@@ -81,7 +82,8 @@ class Sandbox:
             bwrap.append("--as-pid-1")
         for mount in self.mounts:
             bwrap += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
-        bwrap += ["--remount-ro", "/", "--chdir", cwd, "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin"]
+        bwrap += ["--remount-ro", "/", "--chdir", cwd, "--clearenv",
+                  "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin"]
         command = limits + ["--"] + identity + bwrap + argv
         if self.total_memory_bytes is not None and self.cgroup is None:
             self.cgroup = Cgroup.create(self.total_memory_bytes, self.processes)

@@ -1,8 +1,9 @@
 """One sandboxed run of a command-line tool: Yosys, Verilator, OpenSTA, qflow, compiled simulators.
 
 Untrusted designs are only ever elaborated, built, synthesized and run through :func:`run_tool`, which runs
-every tool in the sandbox of :mod:`chipgym.engines.sandbox`: no network, ``/usr`` read-only, a private ``/tmp``, and only the folders a
-call names, at their own paths (``readable`` read-only, ``writable`` read-write).
+every tool in the sandbox of :mod:`chipgym.engines.sandbox`: no network, ``/usr`` read-only, a private
+``/tmp``, and only the folders a call names, at their own paths (``readable`` read-only, ``writable``
+read-write).
 
 >>> run_tool(["echo", "hi"]).stdout
 'hi\\n'

@@ -53,14 +53,15 @@ def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
     folder = rtl[0].parent
     with tempfile.TemporaryDirectory() as tmp:
         out, log = Path(tmp) / "netlist.json", Path(tmp) / "log"
-        script = f"read_verilog -nopp {_files(rtl)}; hierarchy -check -top {top}; proc; flatten; check; write_json {out}"
+        script = (f"read_verilog -nopp {_files(rtl)}; hierarchy -check -top {top}; proc; flatten; check; "
+                  f"write_json {out}")
         result = run_tool(["yosys", "-q", "-l", str(log), "-p", script], cwd=folder, readable=(folder,),
                           writable=(tmp,), timeout=ELABORATION_SECONDS, memory=ELABORATION_MEMORY)
         text = log.read_text(errors="replace") if log.exists() else ""
         if not result.ok:
-            errors = [l for l in (result.stderr + text).splitlines() if "ERROR" in l] or [result.tail()]
+            errors = [line for line in (result.stderr + text).splitlines() if "ERROR" in line] or [result.tail()]
             return Elaboration(problems=[f"yosys: {errors[0].strip()}"])
-        problems = [l.strip() for l in text.splitlines() if FATAL.search(l)]
+        problems = [line.strip() for line in text.splitlines() if FATAL.search(line)]
         module = json.loads(out.read_text())["modules"][top]
     ports = {n: (p["direction"], len(p["bits"])) for n, p in module["ports"].items()}
     return Elaboration(ports, problems)
@@ -77,7 +78,8 @@ def bounded_model_check(rtl: Sequence[Path], properties: Path, depth: int, top: 
     with tempfile.TemporaryDirectory() as tmp:
         aiger, asserts = Path(tmp) / "model.aig", Path(tmp) / "asserts.txt"
         script = (
-            f'read_verilog -formal -nopp {_files(rtl)}; chformal -remove; read_verilog -formal "{properties.resolve()}"; '
+            f"read_verilog -formal -nopp {_files(rtl)}; chformal -remove; "
+            f'read_verilog -formal "{properties.resolve()}"; '
             f"prep -top {top}; flatten; memory_map; opt -fast; techmap; opt -fast; abc -g AND; opt_clean; "
             f"async2sync; dffunmap; aigmap; opt_clean; tee -q -o {asserts} select -list t:$assert; "
             f"write_aiger -zinit {aiger}"

@@ -171,7 +171,8 @@ class DrcScriptEnv(TextActionEnv):
         self._episode: _Episode | None = None
 
     def task_ids(self, group: str | None = None) -> list[str]:
-        """The ids of this env's tasks (of one group: sky130, synthetic, syntax, ...), for ``reset(options={"task": id})``."""
+        """The ids of this env's tasks (of one group: sky130, synthetic, syntax, ...), for
+        ``reset(options={"task": id})``."""
         return [task.id for task in self.tasks if group is None or task.group == group]
 
     # -- episode ------------------------------------------------------------------------------------------
@@ -289,7 +290,8 @@ class DrcScriptEnv(TextActionEnv):
         every category (then the hidden layouts themselves are graded)."""
         rng = np.random.default_rng(seed)
         for _ in range(FRESH_TRIES):
-            layouts = instances.fresh_layouts(task.hidden_testcases, rng, max(len(task.hidden_testcases), instances.MIN_FRESH))
+            layouts = instances.fresh_layouts(task.hidden_testcases, rng,
+                                              max(len(task.hidden_testcases), instances.MIN_FRESH))
             gold = self._gold.run(task.gold_deck, layouts)
             if (cases := instances.label_fresh(layouts, gold, task.categories)) is not None:
                 return cases, gold
@@ -336,7 +338,8 @@ class DrcScriptEnv(TextActionEnv):
         if self.render_mode == "rgb_array":
             from chipgym.render import render_layout
 
-            layout = episode.last_layout or (episode.task.public_examples[0].gds if episode.task.public_examples else None)
+            layout = episode.last_layout or (episode.task.public_examples[0].gds
+                                             if episode.task.public_examples else None)
             if layout is None:
                 return np.full((480, 640, 3), 255, dtype=np.uint8)
             return render_layout(layout, episode.last_markers)

@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping, TypeVar
 
-Action = TypeVar("Action")
-
 from chipgym.errors import AgentError
+
+Action = TypeVar("Action")
 
 
 class ActionError(AgentError):

@@ -11,10 +11,11 @@ Check(estimate=True)
 Traceback (most recent call last):
 ...
 chipgym.envs.json_action.ActionError: path: '..' is not allowed; paths stay inside the design folder
->>> act.parse('{"op": "fly"}')
+>>> act.parse('{"op": "fly"}')  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-chipgym.envs.json_action.ActionError: op: unknown operation 'fly'; expected one of write, patch, delete, set_clock, check, submit
+chipgym.envs.json_action.ActionError: op: unknown operation 'fly'; expected one of write, patch, delete, set_clock,
+check, submit
 """
 
 from __future__ import annotations

@@ -82,8 +82,8 @@ from chipgym.envs import rtl_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import UNAVAILABLE, DesignError, InfrastructureError, SynthesisError
-from chipgym.scoring.chip import estimate, score_design
 from chipgym.results import Status
+from chipgym.scoring.chip import estimate, score_design
 from chipgym.scoring.profile import PROFILES
 from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.cpu import workloads
@@ -310,8 +310,8 @@ class RtlDesignEnv(TextActionEnv):
         failures = tuple((check, self._public(detail)) for check, detail in report.failures)
         cycles = {name: stats["cycles"] for name, stats in report.stats.items()}
         built = not {"design", "ports", "build"} & set(report.failed_checks())
-        outcome = CheckOutcome(Status.OK if report.passed else Status.FAILED, failures, _programs_passed(report), cycles,
-                               self._estimate() if estimate and built else None)
+        outcome = CheckOutcome(Status.OK if report.passed else Status.FAILED, failures, _programs_passed(report),
+                               cycles, self._estimate() if estimate and built else None)
         return outcome, dict(report.timings)
 
     def _estimate(self) -> dict[str, Any]:

@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from chipgym.errors import BuildError, FlowUnavailable
 from chipgym.scoring.gate_netlist import FunctionalNetlist, functional_netlist
 from chipgym.scoring.liberty import Library
-from chipgym.errors import BuildError, FlowUnavailable
 from chipgym.scoring.synthesis import Netlist
 from chipgym.tasks.chip.cpu.arch import Arch
 from chipgym.tasks.chip.cpu.program import Program

@@ -12,8 +12,9 @@ flop clocked by the clock port. Then:
 - **E**: the same mean of the gate-level energy (:mod:`chipgym.scoring.energy`), per 10,000 instructions.
 
 The design's one clock period for the profile (see :mod:`chipgym.tasks.chip.design`) drives simulation (memory
-wait states), synthesis, the timing check and T; grading never falls back to a slower clock. A failing design scores 0 with the check and its first
-divergence; a tool that cannot run (missing, out of memory, timeout) makes the score ``unavailable``, never 0.
+wait states), synthesis, the timing check and T; grading never falls back to a slower clock. A failing design
+scores 0 with the check and its first divergence; a tool that cannot run (missing, out of memory, timeout)
+makes the score ``unavailable``, never 0.
 
 >>> from pathlib import Path
 >>> fixture = Path(__file__).parents[1] / "tasks" / "chip" / "cpu" / "fixtures" / "multicycle"
@@ -46,10 +47,12 @@ from chipgym.scoring.timing import Timing, check_timing
 from chipgym.tasks.chip.check import check_design
 from chipgym.tasks.chip.cpu.arch import Arch, load_arch
 from chipgym.tasks.chip.cpu.checks import DV, STALL_PERMILLE
-from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed as resolve_seed, heldout_failure, heldout_programs
+from chipgym.tasks.chip.cpu.heldout import SEED_ENV, heldout_failure, heldout_programs
+from chipgym.tasks.chip.cpu.heldout import grading_seed as resolve_seed
 from chipgym.tasks.chip.cpu.reference import Run, execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
-from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, programs as public_programs
+from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel
+from chipgym.tasks.chip.cpu.workloads import programs as public_programs
 from chipgym.tasks.chip.design import Design, load_design
 from chipgym.tasks.chip.ports import load_ports
 from chipgym.tasks.chip.verilator import build

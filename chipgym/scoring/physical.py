@@ -1,8 +1,9 @@
 """The optional physical tier of chip scoring: place and route a design with qflow on osu018.
 
 ``place_and_route`` runs qflow 1.3's stages (yosys synthesis, graywolf placement, qrouter routing,
-OpenSTA with the wire delays qrouter extracted, magic GDS; :mod:`chipgym.engines.qflow`) in the tool sandbox and reports die area,
-placed cell area, and the routed worst setup slack at the design's declared clock period.
+OpenSTA with the wire delays qrouter extracted, magic GDS; :mod:`chipgym.engines.qflow`) in the tool sandbox
+and reports die area, placed cell area, and the routed worst setup slack at the design's declared clock
+period.
 
 Compared with an OpenROAD flow on ASAP7 it does much less:
 

@@ -13,6 +13,7 @@ import pytest
 from chipgym.engines import cgroup
 from chipgym.engines.klayout import DrcCache, DrcPool, DrcStatus, KlayoutWorker
 from chipgym.engines.sandbox import processes_of
+
 from layout_helpers import WIDTH_SPACE_DECK
 
 PREFIX = 'source($input)\nreport("hostile", $output)\n'
@@ -127,20 +128,23 @@ def test_fork_bomb_times_out_and_leaves_nothing(hostile_pool, layouts):
 
 
 def test_monkeypatching_the_engine_does_not_reach_the_next_deck(hostile_pool, layouts):
-    body = "class DRC::DRCLayer\n  def output(*args) ; end\nend\nclass RBA::Region\n  def width(*a) ; self.class.new ; end\nend"
+    body = ("class DRC::DRCLayer\n  def output(*args) ; end\nend\n"
+            "class RBA::Region\n  def width(*a) ; self.class.new ; end\nend")
     result = run_hostile(hostile_pool, layouts, body)
     assert result.status is DrcStatus.OK
 
 
 def test_threads_and_processes_left_behind_are_killed(hostile_pool, layouts):
-    body = 'Thread.new { loop { Dir.glob("/job/*").each { |f| File.read(f) } } }\nfork { sleep 1000 }\nspawn("sleep 1000")'
+    body = ('Thread.new { loop { Dir.glob("/job/*").each { |f| File.read(f) } } }\n'
+            'fork { sleep 1000 }\nspawn("sleep 1000")')
     result = run_hostile(hostile_pool, layouts, body)
     assert result.status is DrcStatus.OK
     assert_only_the_worker_is_left(hostile_pool.workers[0])
 
 
 def test_forged_replies_change_nothing(hostile_pool, layouts):
-    forge = '{"id": 99, "results": [{"status": "ok", "error": "", "categories": {"m1.1": {"count": 0, "markers": []}}}]}'
+    forge = ('{"id": 99, "results": [{"status": "ok", "error": "", '
+             '"categories": {"m1.1": {"count": 0, "markers": []}}}]}')
     body = f"(0..20).each {{ |fd| IO.new(fd).puts('{forge}') rescue nil }}"
     result = run_hostile(hostile_pool, layouts, body)
     assert result.status in (DrcStatus.OK, DrcStatus.CRASHED)
@@ -188,7 +192,8 @@ def test_tmp_is_wiped_and_restored_between_decks(hostile_pool, layouts):
         'File.chmod(0o555, "/tmp")'
     )
     run_hostile(hostile_pool, layouts, body)  # the benign deck after it still writes its report and is right
-    probe = 'input(1, 0).output("tmp " + (Dir.children("/tmp") - ["deck.log", "report.lyrdb"]).sort.join(" "), "left in /tmp")'
+    probe = ('input(1, 0).output("tmp " + (Dir.children("/tmp") - ["deck.log", "report.lyrdb"]).sort.join(" "), '
+             '"left in /tmp")')
     [result] = hostile_pool.run(PREFIX + probe, [layouts["narrow"]])
     assert list(result.categories) == ["tmp "]
 
@@ -197,7 +202,8 @@ def test_root_dev_and_shm_are_read_only(hostile_pool, layouts):
     for target in ("/planted", "/dev/shm/planted", "/etc/planted", "/proc/planted"):
         result = run_hostile(hostile_pool, layouts, f'File.write("{target}", "x" * (1 << 20))')
         assert result.status is DrcStatus.RUNTIME, target
-        assert "Read-only file system" in result.error or "No such file" in result.error or "Permission denied" in result.error
+        assert ("Read-only file system" in result.error or "No such file" in result.error
+                or "Permission denied" in result.error)
 
 
 @pytest.mark.skipif(cgroup.available() is not None, reason=f"no control group for sandboxes here: {cgroup.available()}")
@@ -230,9 +236,11 @@ NONCE = 'ObjectSpace.each_object(Hash).find { |h| h.key?("nonce") && h.key?("pat
     '"not json\\n"',
     '"{\\"status\\": \\"ok\\"}\\n"',
     '"[" * 100000 + "\\n"',
-    'JSON.generate({"nonce" => ' + NONCE + ', "status" => "ok", "error" => "", "categories" => {"m1.1" => {"count" => -1, "markers" => []}}}) + "\\n"',
+    'JSON.generate({"nonce" => ' + NONCE + ', "status" => "ok", "error" => "", '
+    '"categories" => {"m1.1" => {"count" => -1, "markers" => []}}}) + "\\n"',
     'JSON.generate({"nonce" => ' + NONCE + ', "status" => "unavailable", "error" => "", "categories" => {}}) + "\\n"',
-    'JSON.generate({"nonce" => ' + NONCE + ', "status" => "ok", "error" => "", "categories" => {"m" => {"count" => 1, "markers" => [["polygon", [1.5, "x"]]]}}}) + "\\n"',
+    'JSON.generate({"nonce" => ' + NONCE + ', "status" => "ok", "error" => "", '
+    '"categories" => {"m" => {"count" => 1, "markers" => [["polygon", [1.5, "x"]]]}}}) + "\\n"',
 ])
 def test_a_malformed_result_is_the_decks_crash(hostile_pool, layouts, line):
     result = run_hostile(hostile_pool, layouts, f"{RESULTS}.syswrite({line})\nsleep 0.2")
@@ -242,7 +250,8 @@ def test_a_malformed_result_is_the_decks_crash(hostile_pool, layouts, line):
 
 def test_an_oversized_result_is_a_crash_and_the_next_layout_is_clean(hostile_pool, layouts):
     body = f'{RESULTS}.syswrite("x" * (40 << 20)) if File.size($input) == {layouts["narrow"].stat().st_size}'
-    results = hostile_pool.run(PREFIX + body + '\ninput(1, 0).width(0.14).output("w", "width")', [layouts["narrow"], layouts["clean"]])
+    results = hostile_pool.run(PREFIX + body + '\ninput(1, 0).width(0.14).output("w", "width")',
+                               [layouts["narrow"], layouts["clean"]])
     assert results[0].status is DrcStatus.CRASHED and "over" in results[0].error
     assert results[1].status is DrcStatus.OK and results[1].counts == {"w": 0}
 
@@ -250,7 +259,8 @@ def test_an_oversized_result_is_a_crash_and_the_next_layout_is_clean(hostile_poo
 def test_a_deck_that_silences_the_workers_deadline_is_killed_from_outside(layouts, monkeypatch):
     monkeypatch.setattr(KlayoutWorker, "GRACE", 1.0)
     body = (
-        'ObjectSpace.each_object(IO) { |io| begin; io.syswrite(".") if !io.closed? && io.fileno > 2; rescue StandardError; end }\n'
+        'ObjectSpace.each_object(IO) { |io| begin; io.syswrite(".") if !io.closed? && io.fileno > 2; '
+        'rescue StandardError; end }\n'
         "loop { }"
     )
     with DrcPool(workers=1, timeout=2.0, cache=DrcCache(size=0)) as pool:

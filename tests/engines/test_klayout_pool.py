@@ -16,6 +16,7 @@ import pytest
 from chipgym.cache import Cache
 from chipgym.engines.klayout import CategoryResult, DrcCache, DrcJob, DrcResult, DrcStatus, read_report_counts
 from chipgym.engines.sandbox import processes_of
+
 from layout_helpers import WIDTH_SPACE_DECK
 
 
@@ -74,7 +75,8 @@ def test_cache_serves_repeated_runs_and_persists(layouts, tmp_path, pool):
 
 def test_the_cache_is_bounded_in_bytes_not_only_in_results():
     """Results with 5,000 markers each (about 150 kB of JSON) in a cache of 1 MB."""
-    big = DrcResult(DrcStatus.OK, "", {"all": CategoryResult(5000, tuple(("box", (i, i, i + 5, i + 5)) for i in range(5000)))})
+    big = DrcResult(DrcStatus.OK, "",
+                    {"all": CategoryResult(5000, tuple(("box", (i, i, i + 5, i + 5)) for i in range(5000)))})
     cache = DrcCache(size=1000, max_bytes=1 << 20)
     keys = [DrcCache.key(f"deck {i}", b"layout", 10_000) for i in range(20)]
     for key in keys:
@@ -90,7 +92,8 @@ def test_missing_layout_names_the_file(pool, tmp_path):
 
 def test_missing_klayout_says_how_to_install():
     code = "from chipgym.engines.klayout import DrcPool\nDrcPool(workers=1)"
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PATH": "/nonexistent"})
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PATH": "/nonexistent"})
     assert run.returncode != 0
     assert "ToolMissingError" in run.stderr and "apt-get install -y klayout" in run.stderr
 
@@ -118,7 +121,8 @@ LEAK_SCRIPT = textwrap.dedent(
 @pytest.mark.parametrize("ending", ["close", "exit", "sigterm"])
 def test_shutdown_leaves_no_process_and_no_folder(ending, layouts):
     """Closing, exiting and (for a program that opts in with exit_cleanly_on_sigterm) SIGTERM."""
-    child = subprocess.Popen([sys.executable, "-c", LEAK_SCRIPT, ending, str(layouts["clean"])], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", LEAK_SCRIPT, ending, str(layouts["clean"])],
+                             stdout=subprocess.PIPE, text=True)
     started = json.loads(child.stdout.readline())
     assert started["untouched"]
     if ending == "sigterm":

@@ -12,6 +12,7 @@ import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.envs import drc_actions, rtl_actions
 from chipgym.envs.episode import replay
 from chipgym.tasks.drc.rule2drc import write_rule2drc
+
 from layout_helpers import MET1, MET1_WIDTH_GOLD, met1_width_task
 
 IDS = sorted(env_id for env_id in gymnasium.registry if env_id.startswith("chipgym/"))

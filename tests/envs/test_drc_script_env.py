@@ -16,6 +16,7 @@ from chipgym.envs.drc_script import DrcScriptEnv
 from chipgym.envs.episode import replay
 from chipgym.tasks.drc.rule2drc import write_rule2drc
 from chipgym.wrappers import DrcRewardShaping
+
 from layout_helpers import MET1, MET1_WIDTH_GOLD, met1_width_task
 
 GOLD = MET1_WIDTH_GOLD
@@ -100,7 +101,8 @@ def test_agent_decks_cannot_see_hidden_layouts_or_the_gold_deck(env, tasks):
         'require "digest"\nsource($input)\nreport("x", $output)\n'
         f"hidden = {hidden!r}\n"
         'files = Dir.glob("/**/*.{gds,gds.gz,oas,drc}")\n'
-        'raise "saw #{files}" unless files.all? { |f| f.start_with?("/job/") && !hidden.include?(Digest::SHA256.file(f).hexdigest) }\n'
+        'raise "saw #{files}" unless files.all? { |f| f.start_with?("/job/") && '
+        '!hidden.include?(Digest::SHA256.file(f).hexdigest) }\n'
         'input(68, 20).width(0.14).output("m1.1", "w")'
     )
     env.step(act.write(spy))

@@ -19,8 +19,18 @@ import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.envs import drc_actions as act
 from chipgym.envs.drc_script import DrcScriptEnv
 from chipgym.tasks.drc import instances
-from layout_helpers import (MET1, MET1_WIDTH_GOLD, gds_box, gds_cell, gds_header, gds_records, huge_array_gds,
-                            met1_width_task, recursive_gds)
+
+from layout_helpers import (
+    MET1,
+    MET1_WIDTH_GOLD,
+    gds_box,
+    gds_cell,
+    gds_header,
+    gds_records,
+    huge_array_gds,
+    met1_width_task,
+    recursive_gds,
+)
 
 GOLD = MET1_WIDTH_GOLD
 PREFIX = 'source($input)\nreport("m1", $output)\n'
@@ -59,7 +69,8 @@ def everything_said(obs, info) -> str:
 
 def test_a_deck_cannot_send_hidden_layouts_back_in_errors_or_category_names(env):
     for body in ('raise "LEAK" + File.binread($input).unpack1("H*")',
-                 'input(68, 20).output("LEAK" + File.binread($input).unpack1("H*")[0, 64], "leak")\n' + GOLD.splitlines()[2]):
+                 'input(68, 20).output("LEAK" + File.binread($input).unpack1("H*")[0, 64], "leak")\n'
+                 + GOLD.splitlines()[2]):
         obs, reward, terminated, _, info = submit(env, PREFIX + body)
         said = everything_said(obs, info)
         assert reward == 0.0 and terminated
@@ -76,8 +87,10 @@ def test_the_gold_deck_is_nowhere_a_deck_can_find_it(env):
     """Markers mode: a deck that finds the gold deck in its memory, /job or /tmp and runs it would pass."""
     submit(env, GOLD.replace("0.14", "0.2"))  # graded beside whatever gold run this env does
     thief = (
-        'gold = ObjectSpace.each_object(String).find { |s| s.valid_encoding? && s.include?("met1 width " + "below") && !s.include?("thief") }\n'
-        'gold ||= (Dir.glob("/job/*") + Dir.glob("/tmp/**/*")).map { |f| File.read(f) rescue "" }.find { |t| t.include?("met1 width " + "below") }\n'
+        'gold = ObjectSpace.each_object(String).find { |s| s.valid_encoding? && s.include?("met1 width " + "below") '
+        '&& !s.include?("thief") }\n'
+        'gold ||= (Dir.glob("/job/*") + Dir.glob("/tmp/**/*")).map { |f| File.read(f) rescue "" }'
+        '.find { |t| t.include?("met1 width " + "below") }\n'
         '# thief\n'
         'instance_eval(gold) if gold\n'
     )
@@ -240,7 +253,8 @@ def test_forged_results_are_the_decks_crash_not_the_envs(env):
 # -- 4. sandbox state that poisons later decks ----------------------------------------------------------------
 
 def test_a_deck_that_fills_or_locks_tmp_does_not_fail_the_next(env):
-    poison = PREFIX + 'File.open("/tmp/fill", "w") { |f| loop { f.write("z" * (1 << 20)) } } rescue nil\nFile.chmod(0o555, "/tmp")\n'
+    poison = (PREFIX + 'File.open("/tmp/fill", "w") { |f| loop { f.write("z" * (1 << 20)) } } rescue nil\n'
+              'File.chmod(0o555, "/tmp")\n')
     submit(env, poison)
     _, reward, *_ = submit(env, GOLD)
     assert reward == 1.0

@@ -9,13 +9,12 @@ import json
 
 import pytest
 
-import chip_attacks as attacks
+from chipgym.errors import DesignError, SynthesisError
 from chipgym.scoring.activity import gate_simulator
 from chipgym.scoring.chip import SIMULATION_PORTS, _gate_level, score_design
 from chipgym.scoring.gate_netlist import CLOCK
 from chipgym.scoring.liberty import load_library
 from chipgym.scoring.profile import load_profile
-from chipgym.errors import DesignError, SynthesisError
 from chipgym.scoring.synthesis import cell_types, synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.arch import load_arch
@@ -25,6 +24,8 @@ from chipgym.tasks.chip.cpu.testbench import HARNESS
 from chipgym.tasks.chip.cpu.workloads import kernel
 from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.verilator import build
+
+import chip_attacks as attacks
 
 OSU018 = load_profile("osu018")
 

@@ -10,17 +10,18 @@ import pytest
 
 from chipgym.cache import default_cache
 from chipgym.cli import main
+from chipgym.errors import SynthesisError
 from chipgym.scoring.chip import SIMULATION_PORTS, ChipScore, score_design
 from chipgym.scoring.liberty import load_library
 from chipgym.scoring.pdk import install
 from chipgym.scoring.profile import load_profile
-from chipgym.errors import SynthesisError
 from chipgym.scoring.synthesis import synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.design import load_design
 
-SHARED_ASAP7 = Path(os.environ.get("CHIPGYM_SHARED_PDK", Path(__file__).resolve().parents[3] / "shared" / "pdk" / "asap7"))
+SHARED_ASAP7 = Path(os.environ.get("CHIPGYM_SHARED_PDK",
+                                   Path(__file__).resolve().parents[3] / "shared" / "pdk" / "asap7"))
 
 
 @pytest.fixture(scope="module")

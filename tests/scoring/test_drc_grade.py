@@ -7,6 +7,7 @@ import pytest
 from chipgym.engines.klayout import DrcPool, DrcResult, DrcStatus
 from chipgym.scoring.drc import compare, grade_on
 from chipgym.tasks.drc.task import Testcase
+
 from layout_helpers import write_rectangles
 
 GOLD = 'source($input)\nreport("m1", $output)\ninput(1, 0).width(0.14).output("m1.1", "met1 width < 0.14 um")\n'

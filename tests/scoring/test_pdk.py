@@ -6,7 +6,6 @@ import functools
 import gzip
 import hashlib
 import os
-import shutil
 import threading
 from contextlib import contextmanager, nullcontext
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer

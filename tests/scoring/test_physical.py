@@ -9,7 +9,8 @@ import pytest
 from chipgym.scoring.physical import place_and_route
 from chipgym.tasks.chip.design import load_design
 
-pytestmark = pytest.mark.skipif(shutil.which("qflow") is None, reason="qflow is not installed (apt-get install qflow qflow-tech-osu018)")
+pytestmark = pytest.mark.skipif(shutil.which("qflow") is None,
+                                reason="qflow is not installed (apt-get install qflow qflow-tech-osu018)")
 
 ACCUMULATOR = """\
 module acc8 (

@@ -12,6 +12,7 @@ from chipgym import cli
 from chipgym.envs import drc_actions as act
 from chipgym.envs.drc_script import DrcScriptEnv
 from chipgym.wrappers import DrcRewardShaping, RecordEpisodes
+
 from layout_helpers import MET1_WIDTH_GOLD as GOLD
 from layout_helpers import met1_width_task
 

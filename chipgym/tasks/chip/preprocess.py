@@ -1,7 +1,8 @@
 """One preprocessing of a design's RTL, read by every tool: the checks, synthesis, formal and the port check.
 
-Verilator's preprocessor (:func:`chipgym.engines.verilator.preprocess`, sandboxed) resolves every `` `include ``, `` `define `` and
-`` `ifdef `` once, with one macro set: ``CHIPGYM_RETIRE`` defined and Verilator's own tool macros
+Verilator's preprocessor (:func:`chipgym.engines.verilator.preprocess`, sandboxed) resolves every
+`` `include ``, `` `define `` and `` `ifdef `` once, with one macro set: ``CHIPGYM_RETIRE`` defined and
+Verilator's own tool macros
 (``VERILATOR``, ``SYSTEMVERILOG``, ...) undefined. The text that comes out holds no conditional left for a
 tool's predefined macro (Yosys's ``SYNTHESIS``, ``FORMAL``) to flip, and no comment left for a pragma
 (``// synopsys translate_off``); it is what cache keys hash, included files and all. The attributes

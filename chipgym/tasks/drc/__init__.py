@@ -12,10 +12,10 @@ Labelled tasks need KLayout (``klayout`` 0.28.5 binary on PATH)::
         tasks = build_suite(run_deck=pool.run_deck)   # cached under ~/.cache/chipgym/drc
     view = tasks[0].agent_view()                       # no gold deck, no hidden layouts
 """
-from chipgym.tasks.drc.mutate import Mutant, MutantOutcome, mutants, mutation_scores, score_task
 from chipgym.errors import DeckError, Rule2DrcFormatError
+from chipgym.tasks.drc.mutate import Mutant, MutantOutcome, mutants, mutation_scores, score_task
 from chipgym.tasks.drc.rule2drc import load_rule2drc, write_rule2drc
-from chipgym.tasks.drc.runner import VerdictPool, RunDeck, RunDecks, Verdict
+from chipgym.tasks.drc.runner import RunDeck, RunDecks, Verdict, VerdictPool
 from chipgym.tasks.drc.suite import SUITE_NAME, SUITE_SEED, build_suite, generate_drafts, label_draft
 from chipgym.tasks.drc.task import DrcTask, DrcTaskView, Testcase
 

@@ -38,7 +38,8 @@ def fresh_layouts(cases: Sequence[Testcase], rng: np.random.Generator, count: in
     layouts = []
     for index in range(count):
         main = sources[order[index % len(cases)]]
-        parts = [(main, _trans(rng, int(rng.integers(-MAX_OFFSET, MAX_OFFSET)), int(rng.integers(-MAX_OFFSET, MAX_OFFSET))))]
+        parts = [(main, _trans(rng, int(rng.integers(-MAX_OFFSET, MAX_OFFSET)),
+                               int(rng.integers(-MAX_OFFSET, MAX_OFFSET))))]
         if passing:
             beside = passing[int(rng.integers(len(passing)))]
             parts.append((beside, _beside(rng, main, parts[0][1], beside)))
@@ -46,7 +47,8 @@ def fresh_layouts(cases: Sequence[Testcase], rng: np.random.Generator, count: in
     return layouts
 
 
-def label_fresh(layouts: Sequence[bytes], gold: Sequence[DrcResult], categories: Sequence[str]) -> list[Testcase] | None:
+def label_fresh(layouts: Sequence[bytes], gold: Sequence[DrcResult],
+                categories: Sequence[str]) -> list[Testcase] | None:
     """Testcases labelled by the gold deck's results, or None when the gold deck failed on one of them or
     some category has no passing or no failing layout (then the caller makes another set)."""
     if not all(result.ok for result in gold):

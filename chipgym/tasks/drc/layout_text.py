@@ -55,7 +55,8 @@ def summary_gds(summary: LayoutSummary) -> bytes:
 
 
 def _points_um(summary: LayoutSummary, key: tuple[int, int]) -> list[list[tuple[float, float]]]:
-    return [list(zip((x * summary.dbu for x in p[0::2]), (y * summary.dbu for y in p[1::2]))) for p in summary.layers.get(key, ())]
+    return [list(zip((x * summary.dbu for x in p[0::2]), (y * summary.dbu for y in p[1::2])))
+            for p in summary.layers.get(key, ())]
 
 
 def _layers_text(polygons: Mapping[tuple[int, int], Sequence], layers: Mapping[str, tuple[int, int]]) -> str:
@@ -91,7 +92,8 @@ def _um(value: float) -> str:
 
 
 def shapes_to_gds(shapes: Sequence[Mapping[str, Any]]) -> bytes:
-    """A one-cell GDS (dbu 1 nm) from ``[{"layer": [L, D], "box": [x0, y0, x1, y1]} | {"layer": ..., "polygon": [[x, y], ...]}]`` in um."""
+    """A one-cell GDS (dbu 1 nm) from
+    ``[{"layer": [L, D], "box": [x0, y0, x1, y1]} | {"layer": ..., "polygon": [[x, y], ...]}]`` in um."""
     if not isinstance(shapes, (list, tuple)) or not shapes:
         raise ValueError("shapes: expected a non-empty list of shapes")
     if len(shapes) > MAX_SHAPES:
@@ -137,6 +139,7 @@ def _is_int(value: Any) -> bool:
 def _numbers(value: Any, where: str, count: int) -> list[float]:
     if not (isinstance(value, (list, tuple)) and len(value) == count):
         raise ValueError(f"{where}: expected {count} numbers (um)")
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v) < 1e6 for v in value):
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v) < 1e6
+               for v in value):
         raise ValueError(f"{where}: expected {count} finite numbers (um) below 1e6 in size")
     return [float(v) for v in value]

@@ -60,7 +60,8 @@ TWO_LAYER = (
 )
 """Asymmetric two-layer operations (swapping the operands of ``and``/``or``/``xor``/``join``/``separation``
 changes no verdict, so those are not mutated)."""
-METRIC_CHECKS = ("width", "space", "notch", "isolated", "iso", "separation", "sep", "enclosing", "enc", "enclosed", "overlap")
+METRIC_CHECKS = ("width", "space", "notch", "isolated", "iso", "separation", "sep", "enclosing", "enc", "enclosed",
+                 "overlap")
 
 
 @dataclass(frozen=True)
@@ -131,14 +132,16 @@ def threshold_mutants(deck: str) -> list[Mutant]:
             if int(literal) >= 1000:
                 continue
             texts = sorted({str(v) for v in (int(literal) + 1, int(literal) - 1) if v >= 0})
-        found += [Mutant("threshold", f"{literal} -> {t} at {m.start()}", _splice(deck, m.start(), m.end(), t)) for t in texts]
+        found += [Mutant("threshold", f"{literal} -> {t} at {m.start()}", _splice(deck, m.start(), m.end(), t))
+                  for t in texts]
     return found
 
 
 def operation_mutants(deck: str) -> list[Mutant]:
     code = _mask(deck)
     return [
-        Mutant("operation", f".{m.group(1)} -> .{SWAPS[m.group(1)]} at {m.start()}", _splice(deck, m.start(1), m.end(1), SWAPS[m.group(1)]))
+        Mutant("operation", f".{m.group(1)} -> .{SWAPS[m.group(1)]} at {m.start()}",
+               _splice(deck, m.start(1), m.end(1), SWAPS[m.group(1)]))
         for m in re.finditer(r"\.(\w+)\(", code)
         if m.group(1) in SWAPS
     ]
@@ -176,9 +179,11 @@ def drop_rule_mutants(deck: str) -> list[Mutant]:
     code, out = _mask(deck), []
     output_lines = [m for m in re.finditer(r"^.*\.output\(.*$\n?", code, re.M)]
     if len(output_lines) > 1:
-        out += [Mutant("drop_rule", f"line {code[: m.start()].count(chr(10)) + 1} dropped", _splice(deck, m.start(), m.end(), "")) for m in output_lines]
+        out += [Mutant("drop_rule", f"line {code[: m.start()].count(chr(10)) + 1} dropped",
+                       _splice(deck, m.start(), m.end(), "")) for m in output_lines]
     for m in re.finditer(r"\.or\(", code):
-        out.append(Mutant("drop_rule", f".or(...) at {m.start()} dropped", _splice(deck, m.start(), _closing(code, m.end() - 1) + 1, "")))
+        out.append(Mutant("drop_rule", f".or(...) at {m.start()} dropped",
+                          _splice(deck, m.start(), _closing(code, m.end() - 1) + 1, "")))
     for m in re.finditer(r" \+ ", code):
         close = _closing(code, _opening(code, m.start()))
         out.append(Mutant("drop_rule", f"'+' operand at {m.start()} dropped", _splice(deck, m.start(), close, "")))
@@ -195,7 +200,8 @@ def category_mutants(deck: str) -> list[Mutant]:
 def mutants(deck: str) -> list[Mutant]:
     """Every mutant of a deck (deduplicated, never equal to the deck itself)."""
     seen, out = {deck}, []
-    for make in (threshold_mutants, operation_mutants, swap_layer_mutants, metric_mutants, drop_rule_mutants, category_mutants):
+    for make in (threshold_mutants, operation_mutants, swap_layer_mutants, metric_mutants, drop_rule_mutants,
+                 category_mutants):
         for mutant in make(deck):
             if mutant.deck not in seen:
                 seen.add(mutant.deck)
@@ -225,7 +231,8 @@ def jitter(scene: Scene) -> list[Scene]:
             moved = Shape(shape.layer, tuple((x + dx, y + dy) for x, y in shape.points), shape.cell)
             out.append(Scene(f"{scene.name}_j{i}_{dx}_{dy}", scene.shapes[:i] + (moved,) + scene.shapes[i + 1 :]))
     for f in (0.9, 1.1):
-        scaled = tuple(Shape(s.layer, tuple((round(x * f), round(y * f)) for x, y in s.points), s.cell) for s in scene.shapes)
+        scaled = tuple(Shape(s.layer, tuple((round(x * f), round(y * f)) for x, y in s.points), s.cell)
+                       for s in scene.shapes)
         out.append(Scene(f"{scene.name}_s{f}", scaled))
     return out
 
@@ -234,7 +241,8 @@ def extra_layouts(task: DrcTask, limit: int, seed: int = 0) -> list[tuple[str, b
     """Up to ``limit`` jittered variants of the task's testcases (deterministic sample)."""
     if limit <= 0:
         return []
-    scenes = [s for case in task.public_examples + task.hidden_testcases for s in jitter(gds_scene(case.name, case.gds_bytes()))]
+    scenes = [s for case in task.public_examples + task.hidden_testcases
+              for s in jitter(gds_scene(case.name, case.gds_bytes()))]
     scenes = random.Random(seed).sample(scenes, min(limit, len(scenes)))
     layers = {s.layer: tuple(map(int, s.layer.split("/"))) for scene in scenes for s in scene.shapes}
     return [(s.name, scene_gds(s, layers)) for s in scenes]

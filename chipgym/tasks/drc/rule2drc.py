@@ -74,7 +74,8 @@ def _load_problem(problem_dir: Path) -> DrcTask:
         raise Rule2DrcFormatError(f"{spec_path}: missing key(s) {', '.join(missing)}")
     task_id = str(spec["id"])
     root = problem_dir.parent.parent
-    deck_path = _first_existing([problem_dir / spec["deck"], root / spec["deck"], problem_dir / "gold" / f"{task_id}.drc"])
+    deck_path = _first_existing([problem_dir / spec["deck"], root / spec["deck"],
+                                 problem_dir / "gold" / f"{task_id}.drc"])
     if deck_path is None:
         raise Rule2DrcFormatError(f"{problem_dir / spec['deck']}: gold deck not found")
     categories = tuple(str(c) for c in spec["categories"])
@@ -126,7 +127,8 @@ def _read_labels(csv_path: Path, categories: tuple[str, ...]) -> list[tuple[str,
     missing = [c for c in categories if c not in columns]
     extra = [c for c in columns if c not in categories]
     if missing or extra:
-        raise Rule2DrcFormatError(f"{csv_path}: label columns differ from categories (missing {missing}, extra {extra})")
+        raise Rule2DrcFormatError(f"{csv_path}: label columns differ from categories "
+                                  f"(missing {missing}, extra {extra})")
     rows = []
     for line_no, row in enumerate(reader, start=2):
         if not row:

@@ -16,6 +16,7 @@ import pytest
 
 from chipgym.engines.tools import MAX_OUTPUT, run_tool
 from chipgym.engines.yosys import ELABORATION_SECONDS
+from chipgym.errors import DesignError
 from chipgym.tasks.chip import check_design
 from chipgym.tasks.chip.cpu.assembler import assemble
 from chipgym.tasks.chip.cpu.checks import DV, FORMAL_DEPTH
@@ -25,7 +26,6 @@ from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.workloads import programs
-from chipgym.errors import DesignError
 from chipgym.tasks.chip.design import MAX_PERIOD_PS, load_design
 from chipgym.tasks.chip.formal import formal_check
 
@@ -79,7 +79,8 @@ def test_clock_period_must_be_an_integer_in_range(tmp_path, value):
     (design / "design.toml").write_text(f'top = "chipgym_cpu"\nclock_period_ps = {value}\n')
     with pytest.raises(DesignError, match="clock_period_ps must be an integer from 1 to"):
         load_design(design)
-    (design / "design.toml").write_text(f'top = "chipgym_cpu"\nclock_period_ps = 8000\n[profile.asap7]\nclock_period_ps = {value}\n')
+    (design / "design.toml").write_text(f'top = "chipgym_cpu"\nclock_period_ps = 8000\n'
+                                        f"[profile.asap7]\nclock_period_ps = {value}\n")
     assert load_design(design).clock_period_ps == 8000
     with pytest.raises(DesignError):
         load_design(design, profile="asap7")
@@ -143,7 +144,9 @@ def test_an_empty_dmem_reaches_the_timing_model_as_a_dict(tmp_path):
         "    assert run.program.dmem == {} and run.final.dmem == {}, (run.program.dmem, run.final.dmem)\n"
         "    return {'retire_cycles': [3], 'cycles': 4, 'retired': 1, 'stalls': 3}\n")
     run = execute(Program("halt", tuple(assemble("HALT"))))
-    assert predict(model, [run], {"imem": 1, "dmem": 1}) == [{"retire_cycles": [3], "cycles": 4, "retired": 1, "stalls": 3}]
+    assert predict(model, [run], {"imem": 1, "dmem": 1}) == [
+        {"retire_cycles": [3], "cycles": 4, "retired": 1, "stalls": 3}
+    ]
 
 
 # -- §7 the formal gate and stall bursts see a fetch withdrawn after 12 stalled cycles ----------------------

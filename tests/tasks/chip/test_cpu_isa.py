@@ -1,8 +1,8 @@
 """isa.xml, the assembler and the reference interpreter agree on every instruction."""
 import pytest
 
-from chipgym.tasks.chip.cpu import reference
 from chipgym.errors import AsmError
+from chipgym.tasks.chip.cpu import reference
 from chipgym.tasks.chip.cpu.assembler import assemble, disassemble
 from chipgym.tasks.chip.cpu.isa import load_isa
 from chipgym.tasks.chip.cpu.program import Program

@@ -19,7 +19,9 @@ def test_rtl_and_timing_model_see_nothing_of_the_host(tmp_path, monkeypatch):
     rtl = design / "rtl" / "chipgym_cpu.v"
     text = rtl.read_text()
     last = text.rindex("endmodule")
-    rtl.write_text(text[:last] + f'`ifdef VERILATOR\n  initial begin : spy\n    integer r;\n    r = $system("touch {planted}");\n  end\n`endif\n' + text[last:])
+    rtl.write_text(text[:last]
+                   + f'`ifdef VERILATOR\n  initial begin : spy\n    integer r;\n    r = $system("touch {planted}");\n'
+                   "  end\n`endif\n" + text[last:])
     model = design / "model" / "timing_model.py"
     model.write_text(
         "import os, socket\n"
@@ -28,7 +30,8 @@ def test_rtl_and_timing_model_see_nothing_of_the_host(tmp_path, monkeypatch):
         "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=1)\n    LEAKS.append('network')\n"
         "except OSError:\n    pass\n"
         f"try:\n    open({str(tmp_path / 'model-wrote')!r}, 'w').write('x')\nexcept OSError:\n    pass\n"
-        + model.read_text().replace("def predict(run, latency):", "def predict(run, latency):\n    assert not LEAKS, LEAKS")
+        + model.read_text().replace("def predict(run, latency):",
+                                    "def predict(run, latency):\n    assert not LEAKS, LEAKS")
     )
     report = check_design(design, programs=programs(range(2)), formal=False)
     assert report.passed, report.summary()

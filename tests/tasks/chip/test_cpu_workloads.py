@@ -24,8 +24,8 @@ def test_random_programs_are_deterministic_and_terminate():
 def test_random_programs_contain_hazards():
     text = [[disassemble(w) for w in random_program(s).imem] for s in range(20)]
     flat = [line for prog in text for line in prog]
-    assert any(l.startswith("ADD") and " r0," in l.split(",")[0] + "," for l in flat)  # writes to r0
-    assert any("-131072" in l or "131071" in l for l in flat)  # boundary immediates
+    assert any(line.startswith("ADD") and " r0," in line.split(",")[0] + "," for line in flat)  # writes to r0
+    assert any("-131072" in line or "131071" in line for line in flat)  # boundary immediates
     load_use = 0
     for prog in text:
         for a, b in zip(prog, prog[1:]):

@@ -9,7 +9,8 @@ from chipgym.tasks.drc.rule2drc import write_rule2drc
 
 
 def chipgym(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "chipgym.cli", *map(str, args)], capture_output=True, text=True, timeout=900)
+    return subprocess.run([sys.executable, "-m", "chipgym.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=900)
 
 
 def test_grade_gold_and_a_deck_one_nm_off(labelled_slice, tmp_path):

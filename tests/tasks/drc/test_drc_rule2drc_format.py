@@ -92,11 +92,15 @@ def _edit_labels(transform):
     [
         (_edit_spec(lambda s: s.pop("deck")), "spec.yaml", "missing key(s) deck"),
         (lambda p: (p / "gold" / "0001.drc").unlink(), "0001.drc", "gold deck not found"),
-        (_edit_labels(lambda t: t.replace("filename,m1_1", "filename,m1_1,extra").replace(",1\n", ",1,0\n").replace(",0\n", ",0,0\n")), "labels.csv", "extra ['extra']"),
-        (_edit_labels(lambda t: "filename\n" + "".join(l.split(",")[0] + "\n" for l in t.splitlines()[1:])), "labels.csv", "missing ['m1_1']"),
+        (_edit_labels(lambda t: t.replace("filename,m1_1", "filename,m1_1,extra")
+                                 .replace(",1\n", ",1,0\n").replace(",0\n", ",0,0\n")),
+         "labels.csv", "extra ['extra']"),
+        (_edit_labels(lambda t: "filename\n" + "".join(line.split(",")[0] + "\n" for line in t.splitlines()[1:])),
+         "labels.csv", "missing ['m1_1']"),
         (_edit_labels(lambda t: t.replace(",1\n", ",0\n")), "labels.csv", "no positive (1) label"),
         (_edit_labels(lambda t: t.replace(",0\n", ",1\n")), "labels.csv", "no negative (0) label"),
-        (lambda p: (p / "data" / "gds" / "fail" / "narrow.gds").write_bytes(b"not a gds"), "narrow.gds", "unreadable layout"),
+        (lambda p: (p / "data" / "gds" / "fail" / "narrow.gds").write_bytes(b"not a gds"), "narrow.gds",
+         "unreadable layout"),
         (lambda p: (p / "data" / "gds" / "pass" / "ok.gds").unlink(), "labels.csv", "not found"),
     ],
 )

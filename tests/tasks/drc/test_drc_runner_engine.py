@@ -6,7 +6,8 @@ import pytest
 from chipgym.errors import DeckError
 from chipgym.tasks.drc.suite.layouts import Scene, rect, scene_gds
 
-DECK = 'source($input)\nreport("t", $output)\nm = input(68, 20)\nm.width(0.14).output("w", "width")\nm.space(0.14).output("s.x", "space")\n'
+DECK = ('source($input)\nreport("t", $output)\nm = input(68, 20)\n'
+        'm.width(0.14).output("w", "width")\nm.space(0.14).output("s.x", "space")\n')
 
 
 def _layout(tmp_path, name, width):

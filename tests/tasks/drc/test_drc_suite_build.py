@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from chipgym.tasks.drc.dsl import dsl_methods, dsl_methods_used, unsupported_methods
 from chipgym.tasks.drc import suite
+from chipgym.tasks.drc.dsl import dsl_methods, dsl_methods_used, unsupported_methods
 from chipgym.tasks.drc.rule2drc import load_rule2drc, write_rule2drc
 from chipgym.tasks.drc.suite import SUITE_SEED, build_suite, fingerprint, generate_drafts, label_draft, manifest
 
@@ -50,7 +50,8 @@ def test_every_category_has_passing_and_failing_hidden_layouts(labelled_slice, s
     for task in labelled_slice:
         for category in task.categories:
             assert {c.labels[category] for c in task.hidden_testcases} == {0, 1}, (task.id, category)
-        assert task.public_examples and not {c.gds_bytes() for c in task.public_examples} & {c.gds_bytes() for c in task.hidden_testcases}
+        assert task.public_examples and not ({c.gds_bytes() for c in task.public_examples}
+                                             & {c.gds_bytes() for c in task.hidden_testcases})
         assert not hasattr(task.agent_view(), "hidden_testcases")
 
 

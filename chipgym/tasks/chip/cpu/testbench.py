@@ -4,7 +4,8 @@
 >>> from chipgym.tasks.chip.cpu.reference import execute
 >>> exp = execute(kernel("memcpy", n=3))
 >>> n = len(exp.retirements)
->>> got = SimResult(exp.retirements, list(range(n)), n, True, 0, {"cycles": n, "retired": n, "stalls": 0}, exp.final.dmem)
+>>> got = SimResult(exp.retirements, list(range(n)), n, True, 0, {"cycles": n, "retired": n, "stalls": 0},
+...                 exp.final.dmem)
 >>> divergence(exp, got) is None
 True
 """
@@ -95,10 +96,12 @@ def divergence(expected: Run, got: SimResult) -> str | None:
         return f"{name}: retirement {min(n, m)}: expected {n} retirements, got {m}"
     fin = expected.final
     if (fin.halted, fin.fault) != (got.halted, got.fault):
-        return f"{name}: final state: expected halted={int(fin.halted)} fault={fin.fault}, got halted={int(got.halted)} fault={got.fault}"
+        return (f"{name}: final state: expected halted={int(fin.halted)} fault={fin.fault}, "
+                f"got halted={int(got.halted)} fault={got.fault}")
     for addr in sorted(set(fin.dmem) | set(got.dmem)):
         if fin.dmem.get(addr, 0) != got.dmem.get(addr, 0):
-            return f"{name}: final dmem[{_hex(addr)}] expected {_hex(fin.dmem.get(addr, 0))} got {_hex(got.dmem.get(addr, 0))}"
+            return (f"{name}: final dmem[{_hex(addr)}] expected {_hex(fin.dmem.get(addr, 0))} "
+                    f"got {_hex(got.dmem.get(addr, 0))}")
     counters = {"cycles": got.end_cycle, "retired": n, "stalls": got.end_cycle - n}
     for k, v in counters.items():
         if got.counters[k] != v:

@@ -36,8 +36,8 @@ from chipgym.tasks.drc.runner import RunDeck, VerdictPool
 from chipgym.tasks.drc.suite.layouts import scene_gds
 from chipgym.tasks.drc.suite.rule import TaskDraft
 from chipgym.tasks.drc.suite.sky130 import sky130_drafts
-from chipgym.tasks.drc.suite.synthetic import synthetic_drafts
 from chipgym.tasks.drc.suite.syntax import syntax_drafts
+from chipgym.tasks.drc.suite.synthetic import synthetic_drafts
 from chipgym.tasks.drc.task import DrcTask
 
 SUITE_NAME = "drc-v0"
@@ -58,7 +58,8 @@ def generate_drafts(seed: int = SUITE_SEED, name: str = SUITE_NAME) -> list[Task
     drafts += syntax_drafts(random.Random(rng.random()))
     split_rng = random.Random(rng.random())
     return [
-        TaskDraft(d.id, d.title, d.group, "test" if split_rng.random() < TEST_FRACTION else "train", d.layers, d.rules, d.metadata)
+        TaskDraft(d.id, d.title, d.group, "test" if split_rng.random() < TEST_FRACTION else "train",
+                  d.layers, d.rules, d.metadata)
         for d in drafts
     ]
 
@@ -67,7 +68,7 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED) -> 
     """Run the gold deck on the draft's scenes (hidden testcases) and on mirrored copies of
     them, a few of which become the public examples (so public and hidden never share a layout)."""
     deck, categories = draft.deck(), draft.categories()
-    layers = {n: draft.layers[n] for n in sorted({l for r in draft.rules for l in r.layers})}
+    layers = {n: draft.layers[n] for n in sorted({layer for r in draft.rules for layer in r.layers})}
     scenes = draft.scenes()
     copies = [s.mirrored(f"{s.name}_pub") for s in scenes]
     named = [(opaque_name(draft.id, s.name), scene_gds(s, layers)) for s in scenes + copies]

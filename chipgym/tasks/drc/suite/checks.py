@@ -49,7 +49,8 @@ def notch_rule(rng: random.Random, cat: str, a: str, v: float) -> Rule:
 
 
 def separation_rule(
-    rng: random.Random, cat: str, a: str, b: str, v: float, where: str = "", other: str = "", a_text: str = "", metric: str = ""
+    rng: random.Random, cat: str, a: str, b: str, v: float,
+    where: str = "", other: str = "", a_text: str = "", metric: str = "",
 ) -> Rule:
     """Spacing of ``a`` to ``b``; with ``where="inside"``/``"outside"`` only ``a`` shapes inside/outside ``other``."""
     opt = f", {metric}" if metric else ""
@@ -72,13 +73,15 @@ def enclosure_rule(rng: random.Random, cat: str, inner: str, outer: str, v: floa
 
 def overlap_rule(rng: random.Random, cat: str, a: str, b: str, v: float) -> Rule:
     deck = f"{a}.overlap({b}, {value(v)}){out(cat, f'{a} overlap of {b} < {value(v)} um')}"
-    return Rule(cat, phrase(rng, "overlap", a=a, b=b, v=v), deck, (a, b), {cat: v}, tuple(probes.overlap_scenes(cat, a, b, nm(v))))
+    return Rule(cat, phrase(rng, "overlap", a=a, b=b, v=v), deck, (a, b), {cat: v},
+                tuple(probes.overlap_scenes(cat, a, b, nm(v))))
 
 
 def extension_rule(rng: random.Random, cat: str, ext: str, base: str, v: float) -> Rule:
     """``ext`` must extend beyond ``base`` where they cross (gate-style endcap/extension)."""
     crossing = f"{ext}.and({base}).edges.not({ext}.edges)"  # where the gate meets the edge of base
-    deck = f"{ext}.edges.enclosing({crossing}, {value(v)}, projection){out(cat, f'{ext} extension beyond {base} < {value(v)} um')}"
+    deck = (f"{ext}.edges.enclosing({crossing}, {value(v)}, projection)"
+            f"{out(cat, f'{ext} extension beyond {base} < {value(v)} um')}")
     scenes = probes.extension_scenes(cat, base, ext, nm(v))
     return Rule(cat, phrase(rng, "extension", a=ext, b=base, v=v), deck, (ext, base), {cat: v}, tuple(scenes))
 
@@ -91,12 +94,14 @@ def area_rule(rng: random.Random, cat: str, a: str, v: float, width: float) -> R
 
 def hole_rule(rng: random.Random, cat: str, a: str, v: float) -> Rule:
     deck = f"{a}.holes.with_area(nil, {value(v)}){out(cat, f'{a} hole area < {value(v)} um2')}"
-    return Rule(cat, phrase(rng, "hole", a=a, v=v), deck, (a,), {cat: v}, tuple(probes.hole_scenes(cat, a, round(v * 1e6))))
+    return Rule(cat, phrase(rng, "hole", a=a, v=v), deck, (a,), {cat: v},
+                tuple(probes.hole_scenes(cat, a, round(v * 1e6))))
 
 
 def inside_rule(rng: random.Random, cat: str, inner: str, outer: str) -> Rule:
     deck = f"{inner}.not_inside({outer}){out(cat, f'{inner} not inside {outer}')}"
-    return Rule(cat, phrase(rng, "inside", a=inner, b=outer), deck, (inner, outer), {}, tuple(probes.inside_scenes(cat, inner, outer)))
+    return Rule(cat, phrase(rng, "inside", a=inner, b=outer), deck, (inner, outer), {},
+                tuple(probes.inside_scenes(cat, inner, outer)))
 
 
 def interact_rule(rng: random.Random, cat: str, a: str, b: str) -> Rule:
@@ -105,5 +110,7 @@ def interact_rule(rng: random.Random, cat: str, a: str, b: str) -> Rule:
 
 
 def exact_rule(rng: random.Random, cat: str, a: str, v: float) -> Rule:
-    deck = f"{a}.non_squares.or({a}.squares.without_bbox_width({value(v)})){out(cat, f'{a} not a {value(v)} um square')}"
-    return Rule(cat, phrase(rng, "exact", a=a, v=v), deck, (a,), {cat: v}, tuple(probes.exact_size_scenes(cat, a, nm(v))))
+    deck = (f"{a}.non_squares.or({a}.squares.without_bbox_width({value(v)}))"
+            f"{out(cat, f'{a} not a {value(v)} um square')}")
+    return Rule(cat, phrase(rng, "exact", a=a, v=v), deck, (a,), {cat: v},
+                tuple(probes.exact_size_scenes(cat, a, nm(v))))

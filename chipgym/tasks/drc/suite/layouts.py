@@ -43,7 +43,8 @@ class Scene:
 
     def mirrored(self, name: str) -> "Scene":
         """The scene mirrored at the y axis (x -> -x), under a new name."""
-        return Scene(name, tuple(Shape(s.layer, tuple((-x, y) for x, y in reversed(s.points)), s.cell) for s in self.shapes))
+        return Scene(name, tuple(Shape(s.layer, tuple((-x, y) for x, y in reversed(s.points)), s.cell)
+                                 for s in self.shapes))
 
 
 def rect(layer: str, x0: int, y0: int, x1: int, y1: int, cell: str = "TOP") -> tuple[Shape, ...]:
@@ -76,7 +77,8 @@ def diagonal_bar(layer: str, x0: int, y0: int, width: int, length: int, cell: st
 
 def l_shape(layer: str, x0: int, y0: int, arm: int, size: int, cell: str = "TOP") -> tuple[Shape, ...]:
     """An L of arm width ``arm`` and outer size ``size``."""
-    return polygon(layer, [(x0, y0), (x0 + size, y0), (x0 + size, y0 + arm), (x0 + arm, y0 + arm), (x0 + arm, y0 + size), (x0, y0 + size)], cell)
+    return polygon(layer, [(x0, y0), (x0 + size, y0), (x0 + size, y0 + arm), (x0 + arm, y0 + arm),
+                           (x0 + arm, y0 + size), (x0, y0 + size)], cell)
 
 
 def u_shape(layer: str, x0: int, y0: int, gap: int, arm: int, depth: int, cell: str = "TOP") -> tuple[Shape, ...]:

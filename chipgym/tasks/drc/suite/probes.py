@@ -30,7 +30,8 @@ def width_scenes(tag: str, layer: str, t: int) -> list[Scene]:
         w, n = t + d, _long(t)
         k = math.floor(w / math.sqrt(2)) if d < 0 else math.ceil(w / math.sqrt(2))
         out += [
-            Scene(f"{tag}_width_pinch_{sfx}", rect(layer, 0, 0, n, n) + rect(layer, n - k, n - k, 2 * n - k, 2 * n - k)),
+            Scene(f"{tag}_width_pinch_{sfx}",
+                  rect(layer, 0, 0, n, n) + rect(layer, n - k, n - k, 2 * n - k, 2 * n - k)),
             Scene(f"{tag}_width_bar_{sfx}", rect(layer, 0, 0, w, n)),
             Scene(f"{tag}_width_diag_{sfx}", diagonal_bar(layer, 0, 0, w, n)),
             Scene(f"{tag}_width_split_{sfx}", rect(layer, 0, 0, w // 2, n) + rect(layer, w // 2, 0, w, n, cell="SUB")),
@@ -71,12 +72,16 @@ def enclosure_scenes(tag: str, inner: str, outer: str, t: int, size: int = 200) 
         notch = rect(outer, -big, -k, size + big, size + big) + rect(outer, -k, -big, size + big, size + big)
         out += [
             Scene(f"{tag}_enc_notch_{sfx}", notch + rect(inner, 0, 0, size, size)),
-            Scene(f"{tag}_enc_left_{sfx}", rect(outer, -m, -big, size + big, size + big) + rect(inner, 0, 0, size, size)),
-            Scene(f"{tag}_enc_top_{sfx}", rect(outer, -big, -big, size + big, size + m) + rect(inner, 0, 0, size, size)),
-            Scene(f"{tag}_enc_hier_{sfx}", rect(outer, -big, -m, size + big, size + big, cell="SUB") + rect(inner, 0, 0, size, size)),
+            Scene(f"{tag}_enc_left_{sfx}",
+                  rect(outer, -m, -big, size + big, size + big) + rect(inner, 0, 0, size, size)),
+            Scene(f"{tag}_enc_top_{sfx}",
+                  rect(outer, -big, -big, size + big, size + m) + rect(inner, 0, 0, size, size)),
+            Scene(f"{tag}_enc_hier_{sfx}",
+                  rect(outer, -big, -m, size + big, size + big, cell="SUB") + rect(inner, 0, 0, size, size)),
         ]
     out += [
-        Scene(f"{tag}_enc_corner", rect(outer, -big, -big, 0, 0) + rect(outer, 0, 0, size + big, size + big) + rect(inner, 0, 0, size, size)),
+        Scene(f"{tag}_enc_corner", rect(outer, -big, -big, 0, 0) + rect(outer, 0, 0, size + big, size + big)
+              + rect(inner, 0, 0, size, size)),
         Scene(f"{tag}_enc_protrude", rect(outer, -big, -big, size // 2, size + big) + rect(inner, 0, 0, size, size)),
         Scene(f"{tag}_enc_flush", rect(outer, 0, -big, size + big, size + big) + rect(inner, 0, 0, size, size)),
         Scene(f"{tag}_enc_outside", rect(outer, -big - 2 * size, 0, -2 * size, size) + rect(inner, 0, 0, size, size)),
@@ -108,12 +113,16 @@ def extension_scenes(tag: str, base: str, cross: str, t: int, base_w: int = 600,
     for d, sfx in DELTAS:
         e = t + d
         out += [
-            Scene(f"{tag}_ext_both_{sfx}", rect(base, 0, 0, 3 * base_w, base_w) + rect(cross, base_w, -e, base_w + cross_w, base_w + e)),
-            Scene(f"{tag}_ext_one_{sfx}", rect(base, 0, 0, 3 * base_w, base_w) + rect(cross, base_w, -t - 400, base_w + cross_w, base_w + e)),
+            Scene(f"{tag}_ext_both_{sfx}",
+                  rect(base, 0, 0, 3 * base_w, base_w) + rect(cross, base_w, -e, base_w + cross_w, base_w + e)),
+            Scene(f"{tag}_ext_one_{sfx}",
+                  rect(base, 0, 0, 3 * base_w, base_w) + rect(cross, base_w, -t - 400, base_w + cross_w, base_w + e)),
         ]
     out += [
-        Scene(f"{tag}_ext_stop", rect(base, 0, 0, 3 * base_w, base_w) + rect(cross, base_w, -t - 400, base_w + cross_w, base_w // 2)),
-        Scene(f"{tag}_ext_apart", rect(base, 0, 0, 3 * base_w, base_w) + rect(cross, -cross_w - t - 400, -t, -t - 400, base_w + t)),
+        Scene(f"{tag}_ext_stop",
+              rect(base, 0, 0, 3 * base_w, base_w) + rect(cross, base_w, -t - 400, base_w + cross_w, base_w // 2)),
+        Scene(f"{tag}_ext_apart",
+              rect(base, 0, 0, 3 * base_w, base_w) + rect(cross, -cross_w - t - 400, -t, -t - 400, base_w + t)),
     ]
     return out
 
@@ -127,7 +136,8 @@ def area_scenes(tag: str, layer: str, area: int, w: int) -> list[Scene]:
         hh = h + d
         out += [
             Scene(f"{tag}_area_rect_{sfx}", rect(layer, 0, 0, w, hh)),
-            Scene(f"{tag}_area_split_{sfx}", rect(layer, 0, 0, w, hh // 2) + rect(layer, 0, hh // 2, w, hh, cell="SUB")),
+            Scene(f"{tag}_area_split_{sfx}",
+                  rect(layer, 0, 0, w, hh // 2) + rect(layer, 0, hh // 2, w, hh, cell="SUB")),
             Scene(f"{tag}_area_ell_{sfx}", rect(layer, 0, 0, w, hh - w) + rect(layer, 0, hh - w, 2 * w, hh - w // 2)),
         ]
     return out
@@ -154,7 +164,8 @@ def inside_scenes(tag: str, inner: str, outer: str, size: int = 200) -> list[Sce
         Scene(f"{tag}_in_straddle", rect(outer, -big, -big, size // 2, size + big) + rect(inner, 0, 0, size, size)),
         Scene(f"{tag}_in_outside", rect(outer, -big - size, 0, -size, size) + rect(inner, 0, 0, size, size)),
         Scene(f"{tag}_in_touch", rect(outer, -big, 0, 0, size) + rect(inner, 0, 0, size, size)),
-        Scene(f"{tag}_in_abut", rect(outer, -big, -big, size // 2, size + big) + rect(outer, size // 2, -big, size + big, size + big, cell="SUB") + rect(inner, 0, 0, size, size)),
+        Scene(f"{tag}_in_abut", rect(outer, -big, -big, size // 2, size + big)
+              + rect(outer, size // 2, -big, size + big, size + big, cell="SUB") + rect(inner, 0, 0, size, size)),
         Scene(f"{tag}_in_inner_only", rect(inner, 0, 0, size, size)),
         Scene(f"{tag}_in_outer_only", rect(outer, 0, 0, size, size)),
     ]

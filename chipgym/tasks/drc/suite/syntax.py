@@ -44,7 +44,8 @@ def _shape_zoo(cat: str, a: str) -> list[Scene]:
 
 def manhattan(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     method = _pick(k, ("edges", "polygons"))
-    deck = (f"{a}.edges.without_angle(0).without_angle(90)" if method == "edges" else f"{a}.non_rectilinear") + out(cat, f"non-Manhattan {a}")
+    deck = ((f"{a}.edges.without_angle(0).without_angle(90)" if method == "edges" else f"{a}.non_rectilinear")
+            + out(cat, f"non-Manhattan {a}"))
     text = say(rng, ("Only Manhattan geometry is allowed on {a}: every edge must be horizontal or vertical.",
                       "{a} must not contain diagonal (non 0/90 degree) edges.",
                       "All {a} edges shall be parallel to the x or y axis."), a=a)
@@ -89,7 +90,8 @@ def area_ratio(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 def perimeter(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     p = draw_um(rng, 1000, 4000, 10)
     deck = f"{a}.with_perimeter(nil, {value(p)})" + out(cat, f"{a} perimeter < {value(p)} um")
-    text = say(rng, ("Minimum perimeter of a {a} polygon is {p} {u}.", "{a} shapes with a perimeter below {p} {u} are too small."), a=a, p=p)
+    text = say(rng, ("Minimum perimeter of a {a} polygon is {p} {u}.",
+                      "{a} shapes with a perimeter below {p} {u} are too small."), a=a, p=p)
     half, w = nm(p) // 2, 150
     scenes = [Scene(f"{cat}_pe_{s}", rect(a, 0, 0, w, half - w + d)) for d, s in DELTAS]
     scenes += [Scene(f"{cat}_pe_split", rect(a, 0, 0, w, 200) + rect(a, 0, 200, w, half - w, cell="SUB")),
@@ -100,30 +102,37 @@ def perimeter(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 def holes_allowed(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     many = _pick(k, (False, True))
     deck = f"{a}.with_holes({2 if many else 1}, nil)" + out(cat, f"{a} with {'several holes' if many else 'a hole'}")
-    text = (say(rng, ("A {a} polygon may contain at most one hole.", "{a} shapes with two or more holes are forbidden."), a=a) if many
+    text = (say(rng, ("A {a} polygon may contain at most one hole.",
+                      "{a} shapes with two or more holes are forbidden."), a=a) if many
             else say(rng, ("{a} shapes must not contain holes.", "Holes (closed rings) in {a} are not allowed."), a=a))
     two = ring(a, 0, 0, 300, 300, 200) + ring(a, 500, 0, 300, 300, 200)
-    scenes = _shape_zoo(cat, a) + [Scene(f"{cat}_ho_two", two), Scene(f"{cat}_ho_splitring", ring(a, 0, 0, 300, 300, 200, cell="SUB"))]
+    scenes = _shape_zoo(cat, a) + [Scene(f"{cat}_ho_two", two),
+                                   Scene(f"{cat}_ho_splitring", ring(a, 0, 0, 300, 300, 200, cell="SUB"))]
     return Rule(cat, text, deck, (a,), {}, tuple(scenes))
 
 
 def on_grid(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     g = rng.choice((0.002, 0.005, 0.01))
     snapped = _pick(k, (False, True))
-    deck = (f"{a}.snapped({value(g)}).xor({a})" if snapped else f"{a}.ongrid({value(g)})") + out(cat, f"{a} off {value(g)} um grid")
-    text = say(rng, ("All {a} vertices must lie on a {g} {u} grid.", "{a} coordinates must be multiples of {g} {u}."), a=a, g=g)
+    deck = ((f"{a}.snapped({value(g)}).xor({a})" if snapped else f"{a}.ongrid({value(g)})")
+            + out(cat, f"{a} off {value(g)} um grid"))
+    text = say(rng, ("All {a} vertices must lie on a {g} {u} grid.",
+                      "{a} coordinates must be multiples of {g} {u}."), a=a, g=g)
     G = nm(g)
     scenes = [Scene(f"{cat}_g_on", rect(a, 0, 0, 40 * G, 60 * G)), Scene(f"{cat}_g_x", rect(a, 1, 0, 40 * G, 60 * G)),
-              Scene(f"{cat}_g_y", rect(a, 0, 0, 40 * G, 60 * G + 1)), Scene(f"{cat}_g_half", rect(a, 0, 0, 40 * G + G // 2, 60 * G)),
+              Scene(f"{cat}_g_y", rect(a, 0, 0, 40 * G, 60 * G + 1)),
+              Scene(f"{cat}_g_half", rect(a, 0, 0, 40 * G + G // 2, 60 * G)),
               Scene(f"{cat}_g_sub", rect(a, 0, 0, 40 * G, 60 * G - 1, cell="SUB"))]
     return Rule(cat, text, deck, (a,), {cat: g}, tuple(scenes))
 
 
 def odd_polygons(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     deck = f"{a}.odd_polygons" + out(cat, f"self-intersecting {a}")
-    text = say(rng, ("{a} polygons must not self-intersect.", "Self-overlapping or twisted {a} polygons are not allowed."), a=a)
+    text = say(rng, ("{a} polygons must not self-intersect.",
+                      "Self-overlapping or twisted {a} polygons are not allowed."), a=a)
     scenes = _shape_zoo(cat, a)[:4] + [Scene(f"{cat}_o_bowtie", polygon(a, [(0, 0), (800, 800), (800, 0), (0, 800)])),
-                                        Scene(f"{cat}_o_fold", polygon(a, [(0, 0), (600, 0), (600, 600), (300, 600), (300, -300), (0, -300)]))]
+                                        Scene(f"{cat}_o_fold", polygon(a, [(0, 0), (600, 0), (600, 600), (300, 600),
+                                                                           (300, -300), (0, -300)]))]
     return Rule(cat, text, deck, (a,), {}, tuple(scenes))
 
 
@@ -136,8 +145,10 @@ def bbox_size(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
                       "{a} shapes whose bounding-box {what} is below {w} {u} are not allowed."), a=a, w=w, what=what)
     W, scenes = nm(w), []
     for d, s in DELTAS:
-        scenes += [Scene(f"{cat}_bb_x_{s}", rect(a, 0, 0, W + d, 3 * W)), Scene(f"{cat}_bb_y_{s}", rect(a, 0, 0, 3 * W, W + d)),
-                   Scene(f"{cat}_bb_sq_{s}", rect(a, 0, 0, W + d, W + d)), Scene(f"{cat}_bb_diag_{s}", diagonal_bar(a, 0, 0, 100, W + d - 141))]
+        scenes += [Scene(f"{cat}_bb_x_{s}", rect(a, 0, 0, W + d, 3 * W)),
+                   Scene(f"{cat}_bb_y_{s}", rect(a, 0, 0, 3 * W, W + d)),
+                   Scene(f"{cat}_bb_sq_{s}", rect(a, 0, 0, W + d, W + d)),
+                   Scene(f"{cat}_bb_diag_{s}", diagonal_bar(a, 0, 0, 100, W + d - 141))]
     return Rule(cat, text, deck, (a,), {cat: w}, tuple(scenes))
 
 
@@ -169,18 +180,20 @@ def selection(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 
 
 def edge_inside_length(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
-    l = draw_um(rng, 100, 500, 5)
+    length = draw_um(rng, 100, 500, 5)
     part = _pick(k, ("inside_part", "outside_part"))
     where = "inside" if part == "inside_part" else "outside"
-    deck = f"{a}.edges.{part}({b}).with_length(nil, {value(l)})" + out(cat, f"{a} edge {where} {b} < {value(l)} um")
+    deck = (f"{a}.edges.{part}({b}).with_length(nil, {value(length)})"
+            + out(cat, f"{a} edge {where} {b} < {value(length)} um"))
     text = say(rng, ("Any piece of a {a} edge lying {w} {b} must be at least {l} {u} long.",
-                      "Edge segments of {a} {w} {b} shorter than {l} {u} are not allowed."), a=a, b=b, l=l, w=where)
-    L, scenes = nm(l), []
+                      "Edge segments of {a} {w} {b} shorter than {l} {u} are not allowed."),
+               a=a, b=b, l=length, w=where)
+    L, scenes = nm(length), []
     for d, s in DELTAS:
         scenes += [Scene(f"{cat}_ei_{s}", rect(b, 0, 0, 2000, 2000) + rect(a, 2000 - L - d, 500, 2000 + L + d, 900)),
                    Scene(f"{cat}_eo_{s}", rect(b, 0, 0, 2000, 2000) + rect(a, 1000, 500, 2000 + L + d, 900))]
     scenes += [Scene(f"{cat}_e_far", rect(b, 0, 0, 2000, 2000) + rect(a, 3000, 0, 3000 + 2 * L, 2 * L))]
-    return Rule(cat, text, deck, (a, b), {cat: l}, tuple(scenes))
+    return Rule(cat, text, deck, (a, b), {cat: length}, tuple(scenes))
 
 
 def line_end_keepout(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
@@ -189,15 +202,20 @@ def line_end_keepout(rng: random.Random, cat: str, a: str, b: str, k: int) -> Ru
     ext = "extended_in" if inward else "extended_out"
     deck = f"{a}.edges.with_length(nil, {value(w)}).{ext}({value(d)}).and({b})" + out(cat, f"{b} at {a} line end")
     if inward:
-        text = say(rng, ("{b} must not overlap the last {d} {u} of an {a} line end (an {a} edge shorter than {w} {u}).",), a=a, b=b, d=d, w=w)
+        text = say(rng, ("{b} must not overlap the last {d} {u} of an {a} line end "
+                          "(an {a} edge shorter than {w} {u}).",),
+                   a=a, b=b, d=d, w=w)
     else:
-        text = say(rng, ("No {b} may be placed within {d} {u} beyond an {a} line end (an {a} edge shorter than {w} {u}).",
-                          "Line-end keep-out: {b} must stay at least {d} {u} away from the end of {a} lines narrower than {w} {u}, measured straight out of the line end."), a=a, b=b, d=d, w=w)
+        text = say(rng, ("No {b} may be placed within {d} {u} beyond an {a} line end "
+                          "(an {a} edge shorter than {w} {u}).",
+                          "Line-end keep-out: {b} must stay at least {d} {u} away from the end of {a} lines narrower "
+                          "than {w} {u}, measured straight out of the line end."), a=a, b=b, d=d, w=w)
     W, D, L, scenes = nm(w), nm(d), 1500, []
     for dw, sw in DELTAS:
         for dd, sd in ((-1, "in"), (0, "at")):
             x = L - D - dd - 50 if inward else L + D + dd
-            scenes.append(Scene(f"{cat}_le_{sw}_{sd}", rect(a, 0, 0, L, W + dw) + rect(b, x, -300, x + 50 if inward else x + 300, W + 300)))
+            scenes.append(Scene(f"{cat}_le_{sw}_{sd}",
+                                rect(a, 0, 0, L, W + dw) + rect(b, x, -300, x + 50 if inward else x + 300, W + 300)))
     scenes.append(Scene(f"{cat}_le_side", rect(a, 0, 0, L, W - 1) + rect(b, 200, W + 10, 600, W + 300)))
     return Rule(cat, text, deck, (a, b), {f"{cat}_width": w, f"{cat}_dist": d}, tuple(scenes))
 
@@ -220,7 +238,8 @@ def metric_space(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     opt = f", {option}" if option else ""
     deck = f"{a}.{method}({value(s)}{opt})" + out(cat, f"{a} {method} < {value(s)} um")
     noun = "width" if method == "width" else "spacing"
-    text = say(rng, ("Minimum {a} {n} is {s} {u}, {h}.", "{a} {n} must be at least {s} {u} ({h})."), a=a, s=s, h=how, n=noun)
+    text = say(rng, ("Minimum {a} {n} is {s} {u}, {h}.", "{a} {n} must be at least {s} {u} ({h})."),
+               a=a, s=s, h=how, n=noun)
     S = nm(s)
     scenes = probes.width_scenes(cat, a, S) if method == "width" else probes.space_scenes(cat, a, a, S)
     return Rule(cat, text, deck, (a,), {cat: s}, tuple(scenes))
@@ -233,13 +252,15 @@ def alias_two_layer(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
             "enclosed": f"{a}.enclosed({b}, {value(v)})", "overlap": f"{a}.overlap({b}, {value(v)})"}[method]
     post = _pick(k // 4, ("", ".polygons", ".first_edges", ".second_edges", ".edges"))
     deck += post + out(cat, f"{a} {method} {b} < {value(v)} um")
-    texts = {"sep": ("{a} must be at least {v} {u} away from {b}.",), "enc": ("{b} must enclose {a} by at least {v} {u}.",),
+    texts = {"sep": ("{a} must be at least {v} {u} away from {b}.",),
+             "enc": ("{b} must enclose {a} by at least {v} {u}.",),
              "enclosed": ("{a} must be enclosed by {b} with at least {v} {u} margin.",),
              "overlap": ("Where {a} and {b} overlap, the overlap must be at least {v} {u} wide.",)}
     text = say(rng, texts[method], a=a, b=b, v=v)
     V = nm(v)
     scenes = {"sep": lambda: probes.space_scenes(cat, a, b, V), "enc": lambda: probes.enclosure_scenes(cat, a, b, V),
-              "enclosed": lambda: probes.enclosure_scenes(cat, a, b, V), "overlap": lambda: probes.overlap_scenes(cat, a, b, V)}[method]()
+              "enclosed": lambda: probes.enclosure_scenes(cat, a, b, V),
+              "overlap": lambda: probes.overlap_scenes(cat, a, b, V)}[method]()
     return Rule(cat, text, deck, (a, b), {cat: v}, tuple(scenes))
 
 
@@ -249,23 +270,27 @@ def directional_keepout(rng: random.Random, cat: str, a: str, b: str, k: int) ->
     dx, dy = (value(d), 0) if horizontal else (0, value(d))
     deck = f"{a}.sized({dx}, {dy}).and({b})" + out(cat, f"{b} within {value(d)} um of {a}")
     axis = "horizontal (x)" if horizontal else "vertical (y)"
-    text = say(rng, ("{b} must keep a {ax} distance of at least {d} {u} from {a}; the other direction is not restricted.",
+    text = say(rng, ("{b} must keep a {ax} distance of at least {d} {u} from {a}; "
+                      "the other direction is not restricted.",
                       "Directional spacing: {a} to {b} along {ax} must be {d} {u} or more."), a=a, b=b, d=d, ax=axis)
     D, scenes = nm(d), []
     for dd, s in DELTAS:
         g = D + dd
         scenes += [Scene(f"{cat}_dk_x_{s}", rect(a, 0, 0, 300, 300) + rect(b, 300 + g, 0, 600 + g, 300)),
                    Scene(f"{cat}_dk_y_{s}", rect(a, 0, 0, 300, 300) + rect(b, 0, 300 + g, 300, 600 + g))]
-    scenes.append(Scene(f"{cat}_dk_diag", rect(a, 0, 0, 300, 300) + rect(b, 300 + D // 2, 300 + D // 2, 600 + D, 600 + D)))
+    scenes.append(Scene(f"{cat}_dk_diag",
+                        rect(a, 0, 0, 300, 300) + rect(b, 300 + D // 2, 300 + D // 2, 600 + D, 600 + D)))
     return Rule(cat, text, deck, (a, b), {cat: d}, tuple(scenes))
 
 
 def pulled_width(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     w = draw_um(rng, 100, 400)
     method = _pick(k, ("pull_interacting", "pull_overlapping", "pull_inside"))
-    rel = {"pull_interacting": "touching or overlapping", "pull_overlapping": "overlapping", "pull_inside": "completely inside"}[method]
+    rel = {"pull_interacting": "touching or overlapping", "pull_overlapping": "overlapping",
+           "pull_inside": "completely inside"}[method]
     deck = f"{a}.{method}({b}).width({value(w)})" + out(cat, f"{b} near {a} width < {value(w)} um")
-    text = say(rng, ("{b} shapes {r} {a} must be at least {w} {u} wide.", "Minimum width of {b} {r} an {a} shape is {w} {u}."), a=a, b=b, w=w, r=rel)
+    text = say(rng, ("{b} shapes {r} {a} must be at least {w} {u} wide.",
+                      "Minimum width of {b} {r} an {a} shape is {w} {u}."), a=a, b=b, w=w, r=rel)
     W, scenes = nm(w), []
     for d, s in DELTAS:
         scenes += [Scene(f"{cat}_pw_touch_{s}", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1000 + W + d, 2000)),
@@ -276,10 +301,11 @@ def pulled_width(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 
 
 def short_edges(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
-    l = draw_um(rng, 50, 300)
-    deck = f"{a}.edges.with_length(nil, {value(l)})" + out(cat, f"{a} edge < {value(l)} um")
-    text = say(rng, ("Every {a} edge must be at least {l} {u} long (minimum step).", "{a} edges shorter than {l} {u} are forbidden."), a=a, l=l)
-    return Rule(cat, text, deck, (a,), {cat: l}, tuple(_short_edge_scenes(cat, a, nm(l))))
+    length = draw_um(rng, 50, 300)
+    deck = f"{a}.edges.with_length(nil, {value(length)})" + out(cat, f"{a} edge < {value(length)} um")
+    text = say(rng, ("Every {a} edge must be at least {l} {u} long (minimum step).",
+                      "{a} edges shorter than {l} {u} are forbidden."), a=a, l=length)
+    return Rule(cat, text, deck, (a,), {cat: length}, tuple(_short_edge_scenes(cat, a, nm(length))))
 
 
 def _short_edge_scenes(cat: str, a: str, t: int) -> list[Scene]:
@@ -287,8 +313,10 @@ def _short_edge_scenes(cat: str, a: str, t: int) -> list[Scene]:
     scenes = []
     for d, s in DELTAS:
         scenes += [Scene(f"{cat}_se_rect_{s}", rect(a, 0, 0, t + d, 2000)),
-                   Scene(f"{cat}_se_step_{s}", polygon(a, [(0, 0), (2000, 0), (2000, 1000), (1000, 1000), (1000, 1000 + t + d), (0, 1000 + t + d)])),
-                   Scene(f"{cat}_se_abut_{s}", rect(a, 0, 0, 1000, 1000) + rect(a, 1000, 0, 2000, 1000 + t + d, cell="SUB"))]
+                   Scene(f"{cat}_se_step_{s}", polygon(a, [(0, 0), (2000, 0), (2000, 1000), (1000, 1000),
+                                                           (1000, 1000 + t + d), (0, 1000 + t + d)])),
+                   Scene(f"{cat}_se_abut_{s}",
+                         rect(a, 0, 0, 1000, 1000) + rect(a, 1000, 0, 2000, 1000 + t + d, cell="SUB"))]
     return scenes
 
 
@@ -296,7 +324,8 @@ def companion_layer(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
     deck = f"if {b}.is_empty?\n  {a}{out(cat, f'{a} without any {b}')}\nend"
     text = say(rng, ("A layout that contains {a} must also contain at least one {b} shape.",
                       "{a} may only be used when a {b} shape is present somewhere in the layout."), a=a, b=b)
-    scenes = [Scene(f"{cat}_cl_a", rect(a, 0, 0, 300, 300)), Scene(f"{cat}_cl_ab", rect(a, 0, 0, 300, 300) + rect(b, 5000, 0, 5100, 100)),
+    scenes = [Scene(f"{cat}_cl_a", rect(a, 0, 0, 300, 300)),
+              Scene(f"{cat}_cl_ab", rect(a, 0, 0, 300, 300) + rect(b, 5000, 0, 5100, 100)),
               Scene(f"{cat}_cl_b", rect(b, 0, 0, 300, 300)), Scene(f"{cat}_cl_none", ()),
               Scene(f"{cat}_cl_hier", rect(a, 0, 0, 300, 300) + rect(b, 0, 0, 100, 100, cell="SUB")),
               Scene(f"{cat}_cl_subonly", rect(a, 0, 0, 300, 300, cell="SUB"))]
@@ -306,11 +335,15 @@ def companion_layer(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
 def via_count(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     n = rng.choice((1, 2, 3, 4))
     deck = f"{a}.interacting({b}, {n + 1})" + out(cat, f"{a} touching more than {n} {b}")
-    text = say(rng, ("An {a} shape may interact with at most {n} {b} shapes.", "No {a} polygon shall touch or overlap more than {n} {b}."), a=a, b=b, n=n)
+    text = say(rng, ("An {a} shape may interact with at most {n} {b} shapes.",
+                      "No {a} polygon shall touch or overlap more than {n} {b}."), a=a, b=b, n=n)
     scenes = []
     for k in range(n, n + 3):
-        scenes.append(Scene(f"{cat}_vc_{k}", rect(a, 0, 0, 300 * k + 300, 400) + tuple(s for i in range(k) for s in rect(b, 300 * i + 100, 100, 300 * i + 300, 300))))
-    scenes.append(Scene(f"{cat}_vc_touch", rect(a, 0, 0, 300, 400) + tuple(s for i in range(n + 1) for s in rect(b, 300 + 250 * i, 0, 450 + 250 * i, 150 if i == 0 else 100))))
+        scenes.append(Scene(f"{cat}_vc_{k}", rect(a, 0, 0, 300 * k + 300, 400)
+                            + tuple(s for i in range(k) for s in rect(b, 300 * i + 100, 100, 300 * i + 300, 300))))
+    scenes.append(Scene(f"{cat}_vc_touch", rect(a, 0, 0, 300, 400)
+                        + tuple(s for i in range(n + 1)
+                                for s in rect(b, 300 + 250 * i, 0, 450 + 250 * i, 150 if i == 0 else 100))))
     scenes.append(Scene(f"{cat}_vc_merged", rect(a, 0, 0, 2000, 400) + rect(b, 100, 100, 1800, 300)))
     return Rule(cat, text, deck, (a, b), {cat: float(n)}, tuple(scenes))
 
@@ -330,11 +363,13 @@ def double_drawn(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 def merged_width(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     w = draw_um(rng, 200, 600)
     deck = f"{a}.join({b}).width({value(w)})" + out(cat, f"{a}+{b} width < {value(w)} um")
-    text = say(rng, ("The union of {a} and {b} must be at least {w} {u} wide.", "Minimum width of ({a} OR {b}) is {w} {u}."), a=a, b=b, w=w)
+    text = say(rng, ("The union of {a} and {b} must be at least {w} {u} wide.",
+                      "Minimum width of ({a} OR {b}) is {w} {u}."), a=a, b=b, w=w)
     W, scenes = nm(w), []
     for d, s in DELTAS:
         scenes += [Scene(f"{cat}_mw_ab_{s}", rect(a, 0, 0, W // 2, 2000) + rect(b, W // 2, 0, W + d, 2000)),
-                   Scene(f"{cat}_mw_a_{s}", rect(a, 0, 0, W + d, 2000)), Scene(f"{cat}_mw_b_{s}", rect(b, 0, 0, W + d, 2000))]
+                   Scene(f"{cat}_mw_a_{s}", rect(a, 0, 0, W + d, 2000)),
+                   Scene(f"{cat}_mw_b_{s}", rect(b, 0, 0, W + d, 2000))]
     return Rule(cat, text, deck, (a, b), {cat: w}, tuple(scenes))
 
 
@@ -344,7 +379,8 @@ def extent_size(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     text = say(rng, ("The bounding box of each {a} polygon must measure at least {w} {u} in both x and y.",), a=a, w=w)
     W, scenes = nm(w), []
     for d, s in DELTAS:
-        scenes += [Scene(f"{cat}_ex_x_{s}", rect(a, 0, 0, W + d, 2 * W)), Scene(f"{cat}_ex_ell_{s}", l_shape(a, 0, 0, 100, W + d))]
+        scenes += [Scene(f"{cat}_ex_x_{s}", rect(a, 0, 0, W + d, 2 * W)),
+                   Scene(f"{cat}_ex_ell_{s}", l_shape(a, 0, 0, 100, W + d))]
     return Rule(cat, text, deck, (a,), {cat: w}, tuple(scenes))
 
 
@@ -354,7 +390,8 @@ def universal(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     area, per = round(v * v * 4, 4), round(v * 10, 3)
     variant = _pick(k, (
         (f"{a}.drc(width < {value(v)})", "The width of {a} must be at least {v} {u}.", "width"),
-        (f"{a}.drc(space(projection) < {value(v)})", "Facing parallel {a} edges must be at least {v} {u} apart.", "space"),
+        (f"{a}.drc(space(projection) < {value(v)})",
+         "Facing parallel {a} edges must be at least {v} {u} apart.", "space"),
         (f"{a}.drc(if_any(area < {value(area)}, perimeter < {value(per)}))",
          "Every {a} polygon needs an area of at least {ar} {u}² and a perimeter of at least {pe} {u}.", "areaper"),
         (f"{a}.drc(separation({b}) < {value(v)})", "{a} to {b} spacing must be at least {v} {u}.", "sep"),
@@ -364,7 +401,8 @@ def universal(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
         (f"{a}.drc(primary.edges.length < {value(v)})", "Every {a} edge must be at least {v} {u} long.", "edges"),
         (f"{a}.drc(notch < {value(v)})", "Notches within one {a} polygon must be at least {v} {u} wide.", "notch"),
         (f"{a}.drc(isolated < {value(v)})", "Separate {a} polygons must be at least {v} {u} apart.", "iso"),
-        (f"{a}.drc((primary & secondary({b})).area >= {value(area)})", "The overlap area of an {a} shape and {b} must stay below {ar} {u}².", "ovlarea"),
+        (f"{a}.drc((primary & secondary({b})).area >= {value(area)})",
+         "The overlap area of an {a} shape and {b} must stay below {ar} {u}².", "ovlarea"),
         (f"{a}.drc(if_all(bbox_width < {value(v)}, bbox_height < {value(v)}))",
          "{a} shapes whose bounding box is smaller than {v} {u} in both x and y are not allowed.", "bbox"),
     ))
@@ -375,10 +413,13 @@ def universal(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
         "width": lambda: probes.width_scenes(cat, a, V), "space": lambda: probes.space_scenes(cat, a, a, V),
         "areaper": lambda: probes.area_scenes(cat, a, round(area * 1e6), 150) + _shape_zoo(cat, a),
         "sep": lambda: probes.space_scenes(cat, a, b, V), "enc": lambda: probes.enclosure_scenes(cat, b, a, V),
-        "ovl": lambda: probes.overlap_scenes(cat, a, b, V), "holes": lambda: probes.hole_scenes(cat, a, round(area * 1e6)),
+        "ovl": lambda: probes.overlap_scenes(cat, a, b, V),
+        "holes": lambda: probes.hole_scenes(cat, a, round(area * 1e6)),
         "edges": lambda: _short_edge_scenes(cat, a, V), "notch": lambda: probes.space_scenes(cat, a, a, V),
         "iso": lambda: probes.space_scenes(cat, a, a, V),
-        "ovlarea": lambda: [Scene(f"{cat}_oa_{s}", rect(a, 0, 0, 2000, 2000) + rect(b, 1000, 1000, 1000 + 2 * V, 1000 + 2 * V + d)) for d, s in DELTAS]
+        "ovlarea": lambda: [Scene(f"{cat}_oa_{s}",
+                                  rect(a, 0, 0, 2000, 2000) + rect(b, 1000, 1000, 1000 + 2 * V, 1000 + 2 * V + d))
+                            for d, s in DELTAS]
         + [Scene(f"{cat}_oa_edge", rect(a, 0, 0, 2000, 2000) + rect(b, 2000 - V, 0, 2000 + V, 4 * V + 1))],
         "bbox": lambda: [Scene(f"{cat}_bx_{s}_{t}", rect(a, 0, 0, V + d, V + e)) for d, s in DELTAS for e, t in DELTAS],
     }[tag]()
@@ -389,12 +430,17 @@ def edge_angle(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     method, deck_tail, meaning = _pick(k, (
         ("with_angle", "edges.with_angle(45)", "{a} edges at +45 degrees are not allowed"),
         ("with_angle", "edges.with_angle(-45)", "{a} edges at -45 degrees (135 degrees) are not allowed"),
-        ("range", "edges.with_angle(1, 89)", "{a} edges must be horizontal, vertical or run at an angle in the second/fourth quadrant; angles strictly between 0 and 90 degrees are not allowed"),
-        ("octagonal", "edges.without_angle(0).without_angle(90).without_angle(45).without_angle(-45)", "{a} edges must be multiples of 45 degrees"),
+        ("range", "edges.with_angle(1, 89)",
+         "{a} edges must be horizontal, vertical or run at an angle in the second/fourth quadrant; "
+         "angles strictly between 0 and 90 degrees are not allowed"),
+        ("octagonal", "edges.without_angle(0).without_angle(90).without_angle(45).without_angle(-45)",
+         "{a} edges must be multiples of 45 degrees"),
     ))
     text = say(rng, (meaning + ".",), a=a)
-    scenes = _shape_zoo(cat, a) + [Scene(f"{cat}_an_mirror", polygon(a, [(0, 0), (300, 0), (-700, 1000), (-1000, 1000)])),
-                                   Scene(f"{cat}_an_oct", polygon(a, [(100, 0), (300, 0), (400, 100), (400, 300), (300, 400), (100, 400), (0, 300), (0, 100)]))]
+    scenes = _shape_zoo(cat, a) + [Scene(f"{cat}_an_mirror",
+                                         polygon(a, [(0, 0), (300, 0), (-700, 1000), (-1000, 1000)])),
+                                   Scene(f"{cat}_an_oct", polygon(a, [(100, 0), (300, 0), (400, 100), (400, 300),
+                                                                      (300, 400), (100, 400), (0, 300), (0, 100)]))]
     for rise in (17, 26):  # edges at about 1.0 and 1.5 degrees (and 89.0 / 88.5 degrees)
         scenes += [Scene(f"{cat}_an_flat{rise}", polygon(a, [(0, 0), (1000, rise), (1000, 400), (0, 400)])),
                    Scene(f"{cat}_an_steep{rise}", polygon(a, [(0, 0), (400, 0), (400, 1000), (rise, 1000)]))]
@@ -406,8 +452,10 @@ def area_window(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     hi = round(lo * rng.choice((2, 3, 4)), 3)
     deck = f"{a}.without_area({value(lo)}, {value(hi)})" + out(cat, f"{a} area outside [{value(lo)}, {value(hi)}) um2")
     text = say(rng, ("The area of every {a} polygon must be at least {lo} {u}² and below {hi} {u}².",
-                      "{a} shapes are only legal with an area from {lo} {u}² (inclusive) up to {hi} {u}² (exclusive)."), a=a, lo=lo, hi=hi)
-    scenes = probes.area_scenes(f"{cat}_lo", a, round(lo * 1e6), 200) + probes.area_scenes(f"{cat}_hi", a, round(hi * 1e6), 200)
+                      "{a} shapes are only legal with an area from {lo} {u}² (inclusive) up to {hi} {u}² (exclusive)."),
+               a=a, lo=lo, hi=hi)
+    scenes = (probes.area_scenes(f"{cat}_lo", a, round(lo * 1e6), 200)
+              + probes.area_scenes(f"{cat}_hi", a, round(hi * 1e6), 200))
     return Rule(cat, text, deck, (a,), {f"{cat}_min": lo, f"{cat}_max": hi}, tuple(scenes))
 
 
@@ -415,7 +463,8 @@ def reference_point(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
     method, meaning = _pick(k, (
         ("middle(as_boxes)", "the centre of the bounding box of every {a} shape must lie inside {b}"),
         ("extent_refs(0.5, 0.5)", "the centre of the bounding box of each {a} polygon must be covered by {b}"),
-        ("extent_refs(0.0, 0.0)", "the lower-left corner of the bounding box of each {a} polygon must be covered by {b}"),
+        ("extent_refs(0.0, 0.0)",
+         "the lower-left corner of the bounding box of each {a} polygon must be covered by {b}"),
     ))
     deck = f"{a}.{method}.not_inside({b})" + out(cat, f"{a} reference point not in {b}")
     text = say(rng, (meaning + ".",), a=a, b=b)
@@ -429,17 +478,17 @@ def reference_point(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
 
 
 def edge_centre_contact(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
-    l = draw_um(rng, 50, 200)
-    deck = f"{a}.edges.centers({value(l)}, 0).interacting({b})" + out(cat, f"{b} at {a} edge centre")
+    length = draw_um(rng, 50, 200)
+    deck = f"{a}.edges.centers({value(length)}, 0).interacting({b})" + out(cat, f"{b} at {a} edge centre")
     text = say(rng, ("{b} must not touch the central {l} {u} of any {a} edge.",
-                      "Keep {b} off the middle {l} {u} of every {a} edge (edge ends may touch)."), a=a, b=b, l=l)
-    L = nm(l)
+                      "Keep {b} off the middle {l} {u} of every {a} edge (edge ends may touch)."), a=a, b=b, l=length)
+    L = nm(length)
     scenes = [Scene(f"{cat}_ec_mid", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 450, 1200, 550)),
               Scene(f"{cat}_ec_end", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 100)),
               Scene(f"{cat}_ec_lim_in", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 500 - L // 2 + 1)),
               Scene(f"{cat}_ec_lim_out", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 500 - L // 2 - 1)),
               Scene(f"{cat}_ec_far", rect(a, 0, 0, 1000, 1000) + rect(b, 1100, 450, 1200, 550))]
-    return Rule(cat, text, deck, (a, b), {cat: l}, tuple(scenes))
+    return Rule(cat, text, deck, (a, b), {cat: length}, tuple(scenes))
 
 
 KINDS: dict[str, Kind] = {f.__name__: f for f in (
@@ -469,5 +518,6 @@ def syntax_drafts(rng: random.Random) -> list[TaskDraft]:
         la, lb = rng.sample(range(1, 256), 2)
         rule = KINDS[kind](rng, f"{''.join(w[0] for w in kind.split('_'))}_1", a, b, k)
         layers = {a: (la, rng.choice((0, 0, 2))), b: (lb, rng.choice((0, 0, 2)))}
-        drafts.append(TaskDraft(f"syntax-{i:04d}", kind.replace("_", " "), "syntax", "train", layers, (rule,), {"kind": kind}))
+        drafts.append(TaskDraft(f"syntax-{i:04d}", kind.replace("_", " "), "syntax", "train", layers, (rule,),
+                                {"kind": kind}))
     return drafts

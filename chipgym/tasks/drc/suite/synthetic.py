@@ -30,17 +30,23 @@ def wide_space(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
             f"({cat}_wide.separation({m}.not_interacting({cat}_wide), {value(s)}) + {cat}_wide.space({value(s)}))"
             f"{out(cat, f'wide {m} space < {value(s)} um')}")
     text = say(rng, (
-        "{m} shapes whose bounding box is at least {w} {u} in both directions (wide metal) must be spaced at least {s} {u} from any other {m} shape.",
-        "Wide {m} (bounding-box width and height both >= {w} {u}) requires a minimum spacing of {s} {u} to neighbouring {m}.",
+        "{m} shapes whose bounding box is at least {w} {u} in both directions (wide metal) must be spaced at least "
+        "{s} {u} from any other {m} shape.",
+        "Wide {m} (bounding-box width and height both >= {w} {u}) requires a minimum spacing of {s} {u} "
+        "to neighbouring {m}.",
         "Minimum spacing between wide {m} (min bounding-box dimension of {w} {u} or more) and any {m} is {s} {u}.",
     ), m=m, w=w, s=s)
     W, S, scenes = nm(w), nm(s), []
     for dw, sw in DELTAS:
         for ds, ss in DELTAS:
-            scenes.append(Scene(f"{cat}_ws_{sw}_{ss}", rect(m, 0, 0, W + dw, W + dw) + rect(m, W + dw + S + ds, 0, W + dw + S + ds + 150, W)))
-        scenes.append(Scene(f"{cat}_ws_pair_{sw}", rect(m, 0, 0, W, 2 * W) + rect(m, W + S + dw, 0, 2 * W + S + dw, 2 * W)))
-    scenes.append(Scene(f"{cat}_ws_corner", rect(m, 0, 0, W, W) + rect(m, W + S // 2, W + S // 2, W + S // 2 + 150, W + S)))
-    scenes.append(Scene(f"{cat}_ws_widecorner", rect(m, 0, 0, W, W) + rect(m, W + S // 2, W + S // 2, 2 * W + S // 2, 2 * W + S // 2)))
+            scenes.append(Scene(f"{cat}_ws_{sw}_{ss}", rect(m, 0, 0, W + dw, W + dw)
+                                + rect(m, W + dw + S + ds, 0, W + dw + S + ds + 150, W)))
+        scenes.append(Scene(f"{cat}_ws_pair_{sw}",
+                            rect(m, 0, 0, W, 2 * W) + rect(m, W + S + dw, 0, 2 * W + S + dw, 2 * W)))
+    scenes.append(Scene(f"{cat}_ws_corner",
+                        rect(m, 0, 0, W, W) + rect(m, W + S // 2, W + S // 2, W + S // 2 + 150, W + S)))
+    scenes.append(Scene(f"{cat}_ws_widecorner",
+                        rect(m, 0, 0, W, W) + rect(m, W + S // 2, W + S // 2, 2 * W + S // 2, 2 * W + S // 2)))
     scenes.append(Scene(f"{cat}_ws_narrow", rect(m, 0, 0, W - 1, 3 * W) + rect(m, W + S // 2, 0, W + S // 2 + 150, W)))
     return Rule(cat, text, deck, (m,), {f"{cat}_width": w, f"{cat}_space": s}, tuple(scenes))
 
@@ -48,10 +54,12 @@ def wide_space(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
 def eol_space(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     """Line-end spacing: edges shorter than W (line ends) need S to facing edges."""
     m, w, s = ly["metal"], draw_um(rng, 100, 300), draw_um(rng, 100, 300)
-    deck = f"{m}.edges.with_length(nil, {value(w)}).separation({m}.edges, {value(s)}, projection){out(cat, f'{m} line-end space < {value(s)} um')}"
+    deck = (f"{m}.edges.with_length(nil, {value(w)}).separation({m}.edges, {value(s)}, projection)"
+            f"{out(cat, f'{m} line-end space < {value(s)} um')}")
     text = say(rng, (
         "A {m} line end (an edge shorter than {w} {u}) must face other {m} edges at {s} {u} or more.",
-        "End-of-line spacing of {m}: edges shorter than {w} {u} need at least {s} {u} to any facing {m} edge (parallel projection).",
+        "End-of-line spacing of {m}: edges shorter than {w} {u} need at least {s} {u} to any facing {m} edge "
+        "(parallel projection).",
         "Minimum {m} end-of-line space is {s} {u}; an end of line is any {m} edge shorter than {w} {u}.",
     ), m=m, w=w, s=s)
     W, S, L, scenes = nm(w), nm(s), 1500, []
@@ -69,15 +77,18 @@ def gate_length(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     po, od, lg = ly["poly"], ly["diff"], draw_um(rng, 30, 200)
     deck = f"{po}.and({od}).width({value(lg)}){out(cat, f'gate ({po} and {od}) width < {value(lg)} um')}"
     text = say(rng, (
-        "The gate region ({po} AND {od}) must be at least {l} {u} wide in every direction (minimum channel length and width).",
+        "The gate region ({po} AND {od}) must be at least {l} {u} wide in every direction "
+        "(minimum channel length and width).",
         "Minimum width of the transistor gate, i.e. the overlap of {po} and {od}, is {l} {u}.",
         "Where {po} crosses {od}, the resulting gate shape must not be narrower than {l} {u}.",
     ), po=po, od=od, l=lg)
     L, scenes = nm(lg), []
     for d, sfx in DELTAS:
         scenes.append(Scene(f"{cat}_gl_cross_{sfx}", rect(od, 0, 0, 1000, 600) + rect(po, 400, -200, 400 + L + d, 800)))
-        scenes.append(Scene(f"{cat}_gl_edge_{sfx}", rect(od, 0, 0, 1000, 600) + rect(po, 1000 - L - d, -200, 1200, 800)))
-        scenes.append(Scene(f"{cat}_gl_hier_{sfx}", rect(od, 0, 0, 1000, 600, cell="SUB") + rect(po, 400, -200, 400 + L + d, 800)))
+        scenes.append(Scene(f"{cat}_gl_edge_{sfx}",
+                            rect(od, 0, 0, 1000, 600) + rect(po, 1000 - L - d, -200, 1200, 800)))
+        scenes.append(Scene(f"{cat}_gl_hier_{sfx}",
+                            rect(od, 0, 0, 1000, 600, cell="SUB") + rect(po, 400, -200, 400 + L + d, 800)))
     scenes.append(Scene(f"{cat}_gl_field", rect(od, 0, 0, 1000, 600) + rect(po, 1200, -200, 1200 + L - 1, 800)))
     return Rule(cat, text, deck, (po, od), {cat: lg}, tuple(scenes))
 
@@ -122,7 +133,8 @@ def redundant_via(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     m, v, w = ly["metal"], ly["via"], draw_um(rng, 300, 1200, 10)
     deck = f"{m}.with_bbox_min({value(w)}, nil).interacting({v}, 1, 1){out(cat, f'wide {m} with a single {v}')}"
     text = say(rng, (
-        "A {m} shape with both bounding-box sides of at least {w} {u} that is connected to {v} must contain at least two {v}.",
+        "A {m} shape with both bounding-box sides of at least {w} {u} that is connected to {v} "
+        "must contain at least two {v}.",
         "Redundant vias: wide {m} (min bounding-box side {w} {u} or more) may not be connected through a single {v}.",
         "{m} plates of {w} x {w} {u} or larger need two or more {v} when they have any {v}.",
     ), m=m, v=v, w=w)
@@ -131,7 +143,8 @@ def redundant_via(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         side = W + d
         scenes += [
             Scene(f"{cat}_rv_one_{sfx}", rect(m, 0, 0, side, side) + rect(v, 50, 50, 150, 150)),
-            Scene(f"{cat}_rv_two_{sfx}", rect(m, 0, 0, side, side) + rect(v, 50, 50, 150, 150) + rect(v, 50, 200, 150, 300)),
+            Scene(f"{cat}_rv_two_{sfx}",
+                  rect(m, 0, 0, side, side) + rect(v, 50, 50, 150, 150) + rect(v, 50, 200, 150, 300)),
             Scene(f"{cat}_rv_none_{sfx}", rect(m, 0, 0, side, side)),
             Scene(f"{cat}_rv_long_{sfx}", rect(m, 0, 0, side, 3 * side) + rect(v, 50, 50, 150, 150, cell="SUB")),
         ]
@@ -144,17 +157,22 @@ def eol_enclosure(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     m, v = ly["metal"], ly["via"]
     e1, e2 = draw_um(rng, 5, 30), draw_um(rng, 40, 90)
     ends = f"{m}.edges.with_angle(90).enclosing({v}.edges.with_angle(90), {value(e2)}, projection)"
-    deck = f"({m}.enclosing({v}, {value(e1)}) + {ends}){out(cat, f'{v} enclosure by {m} < {value(e1)} um, or < {value(e2)} um left/right')}"
+    deck = (f"({m}.enclosing({v}, {value(e1)}) + {ends})"
+            f"{out(cat, f'{v} enclosure by {m} < {value(e1)} um, or < {value(e2)} um left/right')}")
     text = say(rng, (
-        "{v} must be enclosed by {m} by at least {a} {u} on all sides, and by at least {b} {u} on its left and right sides ({m} runs horizontally).",
+        "{v} must be enclosed by {m} by at least {a} {u} on all sides, and by at least {b} {u} on its left and right "
+        "sides ({m} runs horizontally).",
         "Enclosure of {v} by {m}: {a} {u} minimum everywhere; at the left and right (line-end) sides {b} {u} or more.",
-        "{m} shall enclose {v} by {a} {u} or more on every side and by {b} {u} or more in the x direction (end-of-line enclosure).",
+        "{m} shall enclose {v} by {a} {u} or more on every side and by {b} {u} or more in the x direction "
+        "(end-of-line enclosure).",
     ), m=m, v=v, a=e1, b=e2)
     E1, E2, s, scenes = nm(e1), nm(e2), 100, []
     for d1, s1 in DELTAS:
         for d2, s2 in DELTAS:
-            scenes.append(Scene(f"{cat}_te_h_{s1}_{s2}", rect(m, -(E2 + d2), -(E1 + d1), s + E2 + d2, s + E1 + 1) + rect(v, 0, 0, s, s)))
-        scenes.append(Scene(f"{cat}_te_adj_{s1}", rect(m, -(E2 + 5), -(E1 + d1), s + E1 + 5, s + E2 + 5) + rect(v, 0, 0, s, s)))
+            scenes.append(Scene(f"{cat}_te_h_{s1}_{s2}",
+                                rect(m, -(E2 + d2), -(E1 + d1), s + E2 + d2, s + E1 + 1) + rect(v, 0, 0, s, s)))
+        scenes.append(Scene(f"{cat}_te_adj_{s1}",
+                            rect(m, -(E2 + 5), -(E1 + d1), s + E1 + 5, s + E2 + 5) + rect(v, 0, 0, s, s)))
     scenes.append(Scene(f"{cat}_te_v", rect(m, -E1, -E2, s + E1, s + E2) + rect(v, 0, 0, s, s)))
     scenes.append(Scene(f"{cat}_te_all", rect(m, -E2, -E2, s + E2, s + E2) + rect(v, 0, 0, s, s)))
     return Rule(cat, text, deck, (m, v), {cat: e1, f"{cat}_eol": e2}, tuple(scenes))
@@ -162,23 +180,28 @@ def eol_enclosure(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
 
 def via_proximity_width(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     m, v, dist, w = ly["metal"], ly["via"], draw_um(rng, 100, 400), draw_um(rng, 100, 300)
-    deck = f"{m}.interacting({v}.sized({value(dist)})).width({value(w)}){out(cat, f'{m} near {v} width < {value(w)} um')}"
+    deck = (f"{m}.interacting({v}.sized({value(dist)})).width({value(w)})"
+            f"{out(cat, f'{m} near {v} width < {value(w)} um')}")
     text = say(rng, (
-        "{m} shapes that come within {d} {u} of a {v} (touching at exactly {d} {u} included) must be at least {w} {u} wide.",
+        "{m} shapes that come within {d} {u} of a {v} (touching at exactly {d} {u} included) "
+        "must be at least {w} {u} wide.",
         "Minimum width of {m} at a distance of {d} {u} or less from {v} is {w} {u}; the whole {m} shape is checked.",
     ), m=m, v=v, d=dist, w=w)
     D, W, scenes = nm(dist), nm(w), []
     for dd, sd in ((0, "eq"), (1, "gt")):
         for dw, sw in DELTAS:
-            scenes.append(Scene(f"{cat}_vp_{sd}_{sw}", rect(v, 0, 0, 100, 100) + rect(m, 100 + D + dd, -500, 100 + D + dd + W + dw, 600)))
-    scenes.append(Scene(f"{cat}_vp_diag", rect(v, 0, 0, 100, 100) + rect(m, 100 + D - 10, 100 + D - 10, 100 + D + W - 11, 1500)))
+            scenes.append(Scene(f"{cat}_vp_{sd}_{sw}", rect(v, 0, 0, 100, 100)
+                                + rect(m, 100 + D + dd, -500, 100 + D + dd + W + dw, 600)))
+    scenes.append(Scene(f"{cat}_vp_diag",
+                        rect(v, 0, 0, 100, 100) + rect(m, 100 + D - 10, 100 + D - 10, 100 + D + W - 11, 1500)))
     scenes.append(Scene(f"{cat}_vp_over", rect(v, 0, 0, 100, 100) + rect(m, -50, -500, W - 51, 600)))
     return Rule(cat, text, deck, (m, v), {f"{cat}_dist": dist, f"{cat}_width": w}, tuple(scenes))
 
 
 def small_hole(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     m, v, a = ly["metal"], ly["via"], draw_um(rng, 100, 600, 10)
-    deck = f"{m}.holes.with_area(nil, {value(a)}).not_interacting({v}){out(cat, f'{m} hole < {value(a)} um2 without {v}')}"
+    deck = (f"{m}.holes.with_area(nil, {value(a)}).not_interacting({v})"
+            f"{out(cat, f'{m} hole < {value(a)} um2 without {v}')}")
     text = say(rng, (
         "Holes in {m} smaller than {a} {u}² are not allowed unless the hole contains a {v}.",
         "Minimum {m} hole area is {a} {u}²; holes that hold a {v} are exempt.",
@@ -212,7 +235,8 @@ def cut_poly_endcap(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     base = probes.extension_scenes(cat, od, po, nm(e))
     E, scenes = nm(e), []
     for d, sfx in DELTAS:
-        scenes.append(Scene(f"{cat}_cp_cut_{sfx}", rect(od, 0, 0, 1800, 600) + rect(po, 600, -1000, 750, 1600) + rect(cpo, 400, 600 + E + d, 1000, 800)))
+        scenes.append(Scene(f"{cat}_cp_cut_{sfx}", rect(od, 0, 0, 1800, 600) + rect(po, 600, -1000, 750, 1600)
+                            + rect(cpo, 400, 600 + E + d, 1000, 800)))
     return Rule(cat, text, deck, (po, od, cpo), {cat: e}, tuple(base + scenes))
 
 
@@ -239,16 +263,20 @@ def implant_coverage(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
 
 def run_length_space(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     m, p, s = ly["metal"], draw_um(rng, 500, 2000, 50), draw_um(rng, 150, 400)
-    deck = f"{m}.space({value(s)}, projection, projection_limits({value(p)}, nil)){out(cat, f'{m} long-run space < {value(s)} um')}"
+    deck = (f"{m}.space({value(s)}, projection, projection_limits({value(p)}, nil))"
+            f"{out(cat, f'{m} long-run space < {value(s)} um')}")
     text = say(rng, (
         "{m} edges running in parallel for {p} {u} or more must be spaced at least {s} {u} apart.",
-        "Parallel run-length spacing: when the facing length of two {m} edges is {p} {u} or longer, their spacing must be {s} {u} or more.",
+        "Parallel run-length spacing: when the facing length of two {m} edges is {p} {u} or longer, "
+        "their spacing must be {s} {u} or more.",
     ), m=m, p=p, s=s)
     P, S, w, scenes = nm(p), nm(s), 200, []
     for dp, sp in ((-1, "lt"), (0, "eq")):
         for ds, ss in DELTAS:
-            scenes.append(Scene(f"{cat}_rl_{sp}_{ss}", rect(m, 0, 0, w, 3 * P) + rect(m, w + S + ds, 0, 2 * w + S + ds, P + dp)))
-    scenes.append(Scene(f"{cat}_rl_notch", rect(m, 0, 0, w, P) + rect(m, w + S - 1, 0, 2 * w + S - 1, P) + rect(m, 0, P, 2 * w + S - 1, P + w)))
+            scenes.append(Scene(f"{cat}_rl_{sp}_{ss}",
+                                rect(m, 0, 0, w, 3 * P) + rect(m, w + S + ds, 0, 2 * w + S + ds, P + dp)))
+    scenes.append(Scene(f"{cat}_rl_notch", rect(m, 0, 0, w, P) + rect(m, w + S - 1, 0, 2 * w + S - 1, P)
+                        + rect(m, 0, P, 2 * w + S - 1, P + w)))
     return Rule(cat, text, deck, (m,), {f"{cat}_run": p, f"{cat}_space": s}, tuple(scenes))
 
 
@@ -281,11 +309,13 @@ def _layer_map(rng: random.Random) -> tuple[dict[str, str], dict[str, tuple[int,
 
 def synthetic_drafts(rng: random.Random, per_kind: int = 6, combos: int = 25) -> list[TaskDraft]:
     """``per_kind`` single-rule tasks per kind, then ``combos`` two-rule tasks."""
-    plans = [[k] for k in KINDS for _ in range(per_kind)] + [sorted(rng.sample(sorted(KINDS), 2)) for _ in range(combos)]
+    plans = ([[k] for k in KINDS for _ in range(per_kind)]
+             + [sorted(rng.sample(sorted(KINDS), 2)) for _ in range(combos)])
     drafts = []
     for i, kinds in enumerate(plans):
         names, layers = _layer_map(rng)
         rules = tuple(KINDS[k](rng, f"{_initials(k)}_{j + 1}", names) for j, k in enumerate(kinds))
         title = " + ".join(k.replace("_", " ") for k in kinds)
-        drafts.append(TaskDraft(f"synthetic-{i:04d}", title, "synthetic", "train", layers, rules, {"kinds": list(kinds)}))
+        drafts.append(TaskDraft(f"synthetic-{i:04d}", title, "synthetic", "train", layers, rules,
+                                {"kinds": list(kinds)}))
     return drafts
