@@ -38,9 +38,12 @@ def grade_deck(args) -> int:
     from chipgym.scoring.drc import gold_results, grade
     from chipgym.tasks.drc.rule2drc import load_rule2drc
 
-    tasks = load_rule2drc(args.problem)
+    folder = load_rule2drc(args.problem, strict=args.strict)
+    for issue in folder.issues:
+        print(issue, file=sys.stderr)
+    tasks = folder.tasks
     if len(tasks) != 1:
-        raise ValueError(f"{args.problem}: holds {len(tasks)} problems; name one problem folder")
+        raise ValueError(f"{args.problem}: holds {len(tasks)} loadable problems; name one problem folder")
     deck = Path(args.deck)
     if not deck.is_file():
         raise FileNotFoundError(f"no such file: {deck}")
@@ -55,6 +58,9 @@ def grade_deck(args) -> int:
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2)
         print()
+        return 0
+    if result.precheck:
+        print(f"{tasks[0].id}: FAIL  precheck: {result.precheck}")
         return 0
     print(f"{tasks[0].id}: {'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, "
           f"{result.layouts_matched:.0%} of {len(tasks[0].hidden_testcases)} layouts matched")
@@ -81,12 +87,16 @@ def validate(args) -> int:
 
     from chipgym.scoring.drc import grade_on
     from chipgym.tasks.drc.labels import discriminates
-    from chipgym.tasks.drc.load import load_tasks
     from chipgym.tasks.drc.mutate import mutation_scores, score_task
+    from chipgym.tasks.drc.rule2drc import load_rule2drc
     from chipgym.tasks.drc.runner import VerdictPool
+    from chipgym.tasks.drc.suite import SUITE_NAME, build_suite
 
-    tasks = load_tasks(args.suite, "all")
-    problems = []
+    if args.suite == SUITE_NAME:
+        tasks, problems = build_suite(args.suite), []
+    else:
+        folder = load_rule2drc(args.suite, strict=args.strict)
+        tasks, problems = list(folder.tasks), [str(issue) for issue in folder.issues]
     with VerdictPool(workers=args.workers, timeout=args.timeout) as pool:
         for task in tqdm(tasks, desc="gold decks", unit="task", file=sys.stderr):
             for which, cases in (("hidden", task.hidden_testcases), ("public", task.public_examples)):
@@ -159,6 +169,7 @@ def add_commands(commands) -> None:
     grade.add_argument("--mode", choices=("verdicts", "markers"), default="verdicts",
                        help="verdicts: any marker or none per category (Rule2DRC); markers: the gold deck's geometry")
     grade.add_argument("--json", action="store_true", help="print the grade as JSON")
+    grade.add_argument("--strict", action="store_true", help="stop at the first problem that does not load")
     grade.add_argument("--workers", type=int, default=2)
     grade.add_argument("--timeout", type=float, default=20.0)
     grade.set_defaults(handler=grade_deck)
@@ -174,6 +185,7 @@ def add_commands(commands) -> None:
                        help="tasks per group whose mutants are run (default 5)")
     check.add_argument("--extra", type=int, default=150,
                        help="extra jittered layouts per task to spot equivalent mutants")
+    check.add_argument("--strict", action="store_true", help="stop at the first problem of a folder that does not load")
     check.add_argument("--min-score", type=float, default=0.95, help="lowest acceptable mutation score per group")
     check.add_argument("--workers", type=int, default=2)
     check.add_argument("--timeout", type=float, default=20.0)

@@ -49,7 +49,10 @@ budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_s
 ## Arguments
 - ``tasks``: a suite name (``"drc-v0"``), a path to a Rule2DRC ``problems/`` folder, or a list of tasks
   (episodes of an env made from task objects cannot be saved).
-- ``split``: ``"train"``, ``"test"`` or ``"all"`` tasks of the suite.
+- ``split``: ``"train"`` (the default), ``"test"`` or ``"all"`` tasks. A task with no split is served for
+  every split: published Rule2DRC problems carry none, so a folder of them serves all its problems with the
+  default arguments. A folder's broken problems are skipped with a warning each (see
+  :func:`chipgym.tasks.drc.rule2drc.load_rule2drc`).
 - ``include_docs``: add the KLayout DRC reference (``obs["docs"]``).
 - ``grade``: ``"verdicts"`` (per category: any marker or none, as Rule2DRC) or ``"markers"``.
 - ``regime``: ``"training"`` or ``"evaluation"`` (above).

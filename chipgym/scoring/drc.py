@@ -2,6 +2,8 @@
 
 A deck succeeds when it runs without error on every hidden layout, emits no category the task does not
 define, and its verdict per category (at least one marker, or none) matches the label on every layout.
+A task whose data folder holds layouts with no label fails before any deck runs (``Grade.precheck``
+says why), as the published Rule2DRC evaluator's precheck fails it.
 ``mode="markers"`` asks more: the marker geometry itself must equal the gold deck's, whose results were
 computed beforehand on another pool (never beside the deck being graded).
 
@@ -56,6 +58,7 @@ class Grade(JsonResult):
     mismatches: tuple[Mismatch, ...]
     extra_categories: int = 0  # how many categories the deck made up (their names are not kept)
     unavailable: str = ""  # why grading could not be done: not the deck's fault, and no verdict
+    precheck: str = ""  # why the task fails the published evaluator's precheck: a fail whatever the deck, not run
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Grade:
@@ -65,7 +68,11 @@ class Grade(JsonResult):
 
 def grade(task: DrcTask, deck: str, pool: DrcPool, gold: Sequence[DrcResult] | None = None) -> Grade:
     """Runs ``deck`` on the task's hidden layouts through ``pool`` and compares it with the labels (and with
-    ``gold``, the gold deck's results on them, for markers mode)."""
+    ``gold``, the gold deck's results on them, for markers mode). A task with unlabelled layouts fails, as
+    it fails the published evaluator's precheck."""
+    if task.unlabelled_layouts:
+        reason = f"{len(task.unlabelled_layouts)} layout(s) of the data folder have no label row"
+        return Grade(False, None, {}, 0.0, {}, 0.0, (), precheck=reason)
     return grade_on(task.hidden_testcases, task.categories, deck, pool, gold)
 
 

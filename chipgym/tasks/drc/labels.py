@@ -25,8 +25,8 @@ def label_layouts(
     """Run ``deck`` on named GDS blobs; label 1 where a category has markers."""
     with tempfile.TemporaryDirectory(prefix="chipgym-label-") as tmp:
         paths = []
-        for name, data in layouts:
-            path = Path(tmp) / f"{name}.gds"
+        for index, (_, data) in enumerate(layouts):
+            path = Path(tmp) / f"{index}.gds"  # a name may be a path (pass/x)
             path.write_bytes(data)
             paths.append(path)
         verdicts = run_deck(deck, paths)

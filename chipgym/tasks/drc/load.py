@@ -9,6 +9,7 @@ ValueError: tasks: 'no-such-suite' is neither a suite (drc-v0) nor an existing f
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -17,8 +18,14 @@ from chipgym.tasks.drc.suite import SUITE_NAME, build_suite
 from chipgym.tasks.drc.task import DrcTask
 
 
-def load_tasks(tasks: str | os.PathLike | Sequence[DrcTask], split: str = "all") -> list[DrcTask]:
-    """Tasks from a suite name, a Rule2DRC folder or a list, keeping those of ``split`` (train, test or all)."""
+def load_tasks(
+    tasks: str | os.PathLike | Sequence[DrcTask], split: str = "all", strict: bool = False
+) -> list[DrcTask]:
+    """Tasks from a suite name, a Rule2DRC folder or a list, keeping those of ``split`` (train, test or all).
+
+    Tasks with no split (published Rule2DRC problems carry none) belong to every split. The issues of a
+    folder's problems are warnings; with ``strict`` the first broken problem raises.
+    """
     if split not in ("train", "test", "all"):
         raise ValueError(f"split: expected 'train', 'test' or 'all', got {split!r}")
     if isinstance(tasks, str) and tasks == SUITE_NAME:
@@ -26,10 +33,13 @@ def load_tasks(tasks: str | os.PathLike | Sequence[DrcTask], split: str = "all")
     elif isinstance(tasks, (str, os.PathLike)):
         if not Path(tasks).exists():
             raise ValueError(f"tasks: {tasks!r} is neither a suite ({SUITE_NAME}) nor an existing folder")
-        loaded = load_rule2drc(tasks)
+        folder = load_rule2drc(tasks, strict)
+        for issue in folder.issues:
+            warnings.warn(str(issue), stacklevel=2)
+        loaded = list(folder.tasks)
     else:
         loaded = list(tasks)
-    chosen = [t for t in loaded if split == "all" or t.split == split]
+    chosen = [t for t in loaded if split == "all" or t.split in (split, None)]
     if not chosen:
         raise ValueError(f"tasks: no {split} tasks in {tasks!r}")
     return chosen

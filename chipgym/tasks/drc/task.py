@@ -64,8 +64,11 @@ class DrcTask(DrcTaskView):
 
     gold_deck: str
     hidden_testcases: tuple[Testcase, ...]
-    split: Split = "test"
+    split: Split | None = None  # None: no split (published Rule2DRC problems), served for every split
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # GDS files of the problem's data folder with no label row (data-folder relative): the published
+    # evaluator's precheck fails such a task, and so does chipgym.scoring.drc.grade
+    unlabelled_layouts: tuple[str, ...] = ()
 
     def agent_view(self) -> DrcTaskView:
         """Drop the grading secrets (gold deck and hidden testcases)."""

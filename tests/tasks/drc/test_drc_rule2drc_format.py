@@ -1,4 +1,5 @@
-"""Rule2DRC folder format: loader errors, round trip, any working directory."""
+"""Rule2DRC folder format: loader errors, round trip, any working directory (published forms:
+test_rule2drc_published.py)."""
 from __future__ import annotations
 
 import os
@@ -36,7 +37,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def test_round_trip_is_byte_identical(tmp_path):
     first = write_rule2drc([_task()], tmp_path / "a")
-    loaded = load_rule2drc(first)
+    loaded = load_rule2drc(first).tasks
     second = write_rule2drc(loaded, tmp_path / "b")
     assert _tree(first) == _tree(second)
     (task,) = loaded
@@ -50,9 +51,9 @@ def test_round_trip_is_byte_identical(tmp_path):
 def test_loads_from_any_working_directory(tmp_path, monkeypatch):
     problems = write_rule2drc([_task("0001"), _task("0002")], tmp_path / "data")
     monkeypatch.chdir(tmp_path.parent)
-    assert [t.id for t in load_rule2drc(problems)] == ["0001", "0002"]
-    assert [t.id for t in load_rule2drc(problems.parent)] == ["0001", "0002"]
-    assert [t.id for t in load_rule2drc(os.path.relpath(problems / "0002"))] == ["0002"]
+    assert [t.id for t in load_rule2drc(problems).tasks] == ["0001", "0002"]
+    assert [t.id for t in load_rule2drc(problems.parent).tasks] == ["0001", "0002"]
+    assert [t.id for t in load_rule2drc(os.path.relpath(problems / "0002")).tasks] == ["0002"]
 
 
 def test_upstream_layout_without_public_key_is_all_hidden(tmp_path):
@@ -62,8 +63,9 @@ def test_upstream_layout_without_public_key_is_all_hidden(tmp_path):
     for key in ("public_examples", "group", "split", "metadata"):
         del spec[key]
     spec_path.write_text(yaml.safe_dump(spec))
-    (task,) = load_rule2drc(problems)
-    assert task.public_examples == () and len(task.hidden_testcases) == 3 and task.group == "rule2drc"
+    (task,) = load_rule2drc(problems).tasks
+    assert task.public_examples == () and len(task.hidden_testcases) == 3
+    assert (task.group, task.split) == ("rule2drc", None)
 
 
 def _broken(tmp_path: Path, edit) -> Path:
@@ -90,15 +92,17 @@ def _edit_labels(transform):
 @pytest.mark.parametrize(
     "edit, file_name, message",
     [
-        (_edit_spec(lambda s: s.pop("deck")), "spec.yaml", "missing key(s) deck"),
+        (_edit_spec(lambda s: s.pop("categories")), "spec.yaml", "missing key categories"),
+        (_edit_spec(lambda s: s.update(layers={"met1": 68})), "spec.yaml", "key layers: unexpected value"),
+        (_edit_spec(lambda s: s.update(split="validation")), "spec.yaml", "key split: unexpected value"),
+        (_edit_spec(lambda s: s.update(data_dir="nowhere")), "spec.yaml", "data_dir 'nowhere': labels file not found"),
         (lambda p: (p / "gold" / "0001.drc").unlink(), "0001.drc", "gold deck not found"),
-        (_edit_labels(lambda t: t.replace("filename,m1_1", "filename,m1_1,extra")
-                                 .replace(",1\n", ",1,0\n").replace(",0\n", ",0,0\n")),
-         "labels.csv", "extra ['extra']"),
-        (_edit_labels(lambda t: "filename\n" + "".join(line.split(",")[0] + "\n" for line in t.splitlines()[1:])),
+        (_edit_labels(lambda t: t.replace("filename,m1_1", "filename,m1_1,extra").replace(",1\n", ",1,0\n")
+                      .replace(",0\n", ",0,0\n")), "labels.csv", "extra ['extra']"),
+        (_edit_labels(lambda t: "filename\n" + "".join(row.split(",")[0] + "\n" for row in t.splitlines()[1:])),
          "labels.csv", "missing ['m1_1']"),
-        (_edit_labels(lambda t: t.replace(",1\n", ",0\n")), "labels.csv", "no positive (1) label"),
-        (_edit_labels(lambda t: t.replace(",0\n", ",1\n")), "labels.csv", "no negative (0) label"),
+        (_edit_labels(lambda t: t.splitlines()[0] + "\n"), "labels.csv", "no labelled layouts"),
+        (_edit_labels(lambda t: t + t.splitlines()[1] + "\n"), "labels.csv", "more than one row"),
         (lambda p: (p / "data" / "gds" / "fail" / "narrow.gds").write_bytes(b"not a gds"), "narrow.gds",
          "unreadable layout"),
         (lambda p: (p / "data" / "gds" / "pass" / "ok.gds").unlink(), "labels.csv", "not found"),
@@ -107,9 +111,12 @@ def _edit_labels(transform):
 def test_loader_errors_name_the_file(tmp_path, edit, file_name, message):
     problems = _broken(tmp_path, edit)
     with pytest.raises(Rule2DrcFormatError) as info:
-        load_rule2drc(problems)
+        load_rule2drc(problems, strict=True)
     assert isinstance(info.value, ValueError)
     assert file_name in str(info.value) and message in str(info.value)
+    folder = load_rule2drc(problems)
+    assert folder.tasks == () and [(i.problem, i.severity) for i in folder.issues] == [(problems / "0001", "error")]
+    assert str(info.value) in str(folder.issues[0])
 
 
 def test_two_problems_with_one_id_are_refused_naming_both_folders(tmp_path):
@@ -119,5 +126,7 @@ def test_two_problems_with_one_id_are_refused_naming_both_folders(tmp_path):
     spec["id"] = "0001"
     spec_path.write_text(yaml.safe_dump(spec))
     with pytest.raises(Rule2DrcFormatError) as error:
-        load_rule2drc(problems)
+        load_rule2drc(problems, strict=True)
     assert str(problems / "0001") in str(error.value) and str(problems / "0002") in str(error.value)
+    folder = load_rule2drc(problems)
+    assert [t.id for t in folder.tasks] == ["0001"] and [i.problem for i in folder.issues] == [problems / "0002"]

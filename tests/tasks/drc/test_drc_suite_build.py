@@ -78,4 +78,4 @@ def test_labelling_is_deterministic_and_cache_round_trips(labelled_slice, pool, 
     assert all((cached / f).read_bytes() == (again / draft.id / f).read_bytes() for f in files)
     assert (cached.parent.parent / "manifest.yaml").is_file()
     reloaded = build_suite(seed=SUITE_SEED, run_deck=None, cache_dir=suite_cache, ids=[draft.id])
-    assert reloaded[0] == load_rule2drc(cached)[0]
+    assert reloaded[0] == load_rule2drc(cached).tasks[0]

@@ -155,4 +155,4 @@ def build_suite(
             with ThreadPoolExecutor(max(1, jobs)) as pool:
                 labelled = pool.map(lambda d: write_rule2drc([label_draft(d, engine, seed)], root), todo)
                 list(tqdm(labelled, total=len(todo), desc=f"labelling {name}", unit="task", file=sys.stderr))
-    return [load_rule2drc(root / "problems" / d.id)[0] for d in drafts]
+    return [load_rule2drc(root / "problems" / d.id, strict=True).tasks[0] for d in drafts]
