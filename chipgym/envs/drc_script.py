@@ -21,8 +21,9 @@ reference) with ``include_docs=True``.
 
 ## Rewards
 1.0 for a submit whose verdict (any marker, or none) matches the gold deck's in every category on every
-hidden layout (with ``grade="markers"``: the same marker geometry), else 0.0. For partial credit, wrap the
-env in :class:`chipgym.wrappers.DrcRewardShaping`.
+hidden layout (with ``grade="markers"``: the same marker geometry), else 0.0. A task that fails the
+published Rule2DRC precheck (a GDS file of its data folder has no label row) scores 0.0 whatever the deck.
+For partial credit, wrap the env in :class:`chipgym.wrappers.DrcRewardShaping`.
 
 Two regimes:
 
@@ -92,7 +93,7 @@ from chipgym.envs import drc_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.results import Status
-from chipgym.scoring.drc import Grade, compare
+from chipgym.scoring.drc import Grade, compare, precheck
 from chipgym.tasks.drc import instances
 from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
 from chipgym.tasks.drc.load import load_tasks
@@ -265,6 +266,8 @@ class DrcScriptEnv(TextActionEnv):
             self.feedback = f"Submitted: {verdict}."
             return StepOutcome(float(result.success), True, {"grade": {"success": result.success}})
         error = f" Error class on some hidden layouts: {result.error}." if result.error else ""
+        if result.precheck:
+            error = f" The task itself fails its precheck: {result.precheck}."
         self.feedback = (
             f"Submitted: {verdict}. {result.layouts_matched:.0%} of the hidden layouts matched, "
             f"mean F1 {result.f1:.2f}.{error}"
@@ -275,6 +278,8 @@ class DrcScriptEnv(TextActionEnv):
     def _grade(self, episode: _Episode) -> Grade:
         """The deck's grade on fresh layouts (training) or the hidden ones in a new order (evaluation)."""
         task = episode.task
+        if (failed := precheck(task)) is not None:
+            return failed
         if episode.fresh is not None and (fresh := episode.fresh.result()) is not None:
             cases, gold = fresh
             results = self._grader.run(episode.script, [case.gds for case in cases])
@@ -369,6 +374,7 @@ def grade_info(result: Grade) -> dict[str, Any]:
         "category_f1": {name: score.f1 for name, score in result.categories.items()},
         "mismatch_count": len(result.mismatches),
         "extra_categories": result.extra_categories,
+        "precheck": result.precheck,
     }
 
 

@@ -68,12 +68,19 @@ class Grade(JsonResult):
 
 def grade(task: DrcTask, deck: str, pool: DrcPool, gold: Sequence[DrcResult] | None = None) -> Grade:
     """Runs ``deck`` on the task's hidden layouts through ``pool`` and compares it with the labels (and with
-    ``gold``, the gold deck's results on them, for markers mode). A task with unlabelled layouts fails, as
-    it fails the published evaluator's precheck."""
-    if task.unlabelled_layouts:
-        reason = f"{len(task.unlabelled_layouts)} layout(s) of the data folder have no label row"
-        return Grade(False, None, {}, 0.0, {}, 0.0, (), precheck=reason)
+    ``gold``, the gold deck's results on them, for markers mode), unless the task fails its precheck."""
+    if (failed := precheck(task)) is not None:
+        return failed
     return grade_on(task.hidden_testcases, task.categories, deck, pool, gold)
+
+
+def precheck(task: DrcTask) -> Grade | None:
+    """The failing grade of a task that fails the published evaluator's precheck (a layout of its data folder
+    has no label row), or None when it passes; no deck needs to run."""
+    if not task.unlabelled_layouts:
+        return None
+    reason = f"{len(task.unlabelled_layouts)} layout(s) of the data folder have no label row"
+    return Grade(False, None, {}, 0.0, {}, 0.0, (), precheck=reason)
 
 
 def grade_on(

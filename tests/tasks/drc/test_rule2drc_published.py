@@ -132,6 +132,15 @@ def test_an_unlabelled_layout_is_reported_and_fails_the_precheck(tmp_path, pool)
     assert task.unlabelled_layouts == ("pass/stray.gds",) and len(task.hidden_testcases) == 2
     result = grade(task, task.gold_deck, pool)
     assert not result.success and "no label" in result.precheck
+    env = gymnasium.make("chipgym/DrcScript-v0", tasks=[task])
+    try:
+        env.reset(seed=0)
+        env.step(act.write(task.gold_deck))
+        obs, reward, terminated, _, info = env.step(act.submit())
+        assert (reward, terminated, info["grade"]["success"]) == (0.0, True, False)
+        assert info["grade"]["precheck"] == result.precheck and "precheck" in obs["feedback"]
+    finally:
+        env.close()
 
 
 def test_one_broken_problem_does_not_stop_the_others(tmp_path):
