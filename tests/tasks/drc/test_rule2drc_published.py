@@ -173,6 +173,18 @@ def test_the_cli_grades_a_published_problem_and_names_a_broken_one(tmp_path):
         assert run.returncode != 0 and "spec.yaml: key layers" in run.stderr, run.stderr
 
 
+def test_validate_reports_a_broken_problem_and_stops_at_it_with_strict(tmp_path):
+    for problem_id in ("0001", "0002"):
+        write_problem(tmp_path, problem_id)
+    (tmp_path / "problems/0002/gold/0002.drc").unlink()
+    cli = [sys.executable, "-m", "chipgym.cli", "drc", "validate", tmp_path, "--mutation-tasks", "0"]
+    run = subprocess.run(cli, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "1 tasks" in run.stdout, run.stderr
+    assert "error: " in run.stdout and "0002.drc: gold deck not found" in run.stdout
+    run = subprocess.run([*cli, "--strict"], capture_output=True, text=True, timeout=300)
+    assert run.returncode not in (0, 1) and "0002.drc: gold deck not found" in run.stderr, run.stderr
+
+
 def test_the_env_serves_a_published_folder_with_default_arguments(tmp_path):
     write_problem(tmp_path, "0001")
     env = gymnasium.make("chipgym/DrcScript-v0", tasks=str(tmp_path))
