@@ -116,6 +116,8 @@ def replay(record: EpisodeRecord | str | os.PathLike, **secret_kwargs: Any) -> R
     first step that diverges; ``secret_kwargs`` are the arguments a record leaves out (e.g. ``grading_seed``)."""
     if not isinstance(record, EpisodeRecord):
         record = EpisodeRecord.load(record)
+    if record.env_id not in gym.registry:  # also refuses "module:Env" ids, which would import a module
+        raise ValueError(f"env_id: {record.env_id!r} is not a registered env id")
     env = gym.make(record.env_id, **record.kwargs, **secret_kwargs).unwrapped
     try:
         env.reset(seed=record.seed, options=record.options)

@@ -68,6 +68,8 @@ def test_recorded_episodes_replay_as_saved(tasks, tmp_path, capsys):
     record["steps"][2]["reward"] = 0.0  # the gold deck's submit, saved as a failure
     tampered.write_text(json.dumps(record))
     (tmp_path / "junk.json").write_text("{}")
+    importing = tmp_path / "importing.json"  # an id that names a module would make gymnasium import it
+    importing.write_text(json.dumps({**record, "env_id": "antigravity:Fly-v0"}))
 
     assert cli.main(["replay", *map(str, saved), "--workers", "2"]) == 0
     assert capsys.readouterr().out.count("as saved") == 2
@@ -76,3 +78,5 @@ def test_recorded_episodes_replay_as_saved(tasks, tmp_path, capsys):
     assert "as saved" in table[1]
     assert table[2].endswith("diverged at step 2: reward 1.0, saved 0.0")
     assert "error: ValueError" in table[3] and "not a saved chipgym episode" in table[3]
+    assert cli.main(["replay", str(importing)]) == 1
+    assert "'antigravity:Fly-v0' is not a registered env id" in capsys.readouterr().out
