@@ -108,14 +108,18 @@ class Sandbox:
 
 
 def processes_of(uid: int) -> list[int]:
-    """The pids of the host's processes whose real uid is ``uid``."""
-    return [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _process_uid(pid) == uid]
+    """The pids of the host's live processes whose real uid is ``uid``. A zombie is left out: it runs nothing
+    and holds nothing, and its reaping is up to a parent outside the sandbox (which can take seconds)."""
+    return [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _live_process_uid(pid) == uid]
 
 
-def _process_uid(pid: str) -> int | None:
+def _live_process_uid(pid: str) -> int | None:
+    """The real uid of a process that is not a zombie, else None."""
     try:
         with open(f"/proc/{pid}/status") as status:
             for line in status:
+                if line.startswith("State:") and line.split()[1] == "Z":
+                    return None
                 if line.startswith("Uid:"):
                     return int(line.split()[1])
     except OSError:

@@ -141,3 +141,13 @@ def test_two_outputs_to_one_category_add_up(pool, layouts):
     assert result.counts == {"m1.1": 1}
     [result] = pool.run(deck, [layouts["close"]])
     assert result.counts == {"m1.1": 1} and len(result.categories["m1.1"].markers) == 1
+
+
+def test_a_zombie_is_not_a_live_process_of_its_uid():
+    """A sandbox's exit is not held up by a dead process whose parent has not reaped it yet."""
+    child = subprocess.Popen(["true"])
+    deadline = time.monotonic() + 10
+    while child.pid in processes_of(os.getuid()) and time.monotonic() < deadline:
+        time.sleep(0.01)  # it runs, exits, and stays a zombie until waited for
+    assert Path(f"/proc/{child.pid}").exists() and child.pid not in processes_of(os.getuid())
+    child.wait()
