@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult
 from chipgym.errors import EngineError
+
+if TYPE_CHECKING:
+    from chipgym.scoring.drc import Grade
+    from chipgym.tasks.drc.task import DrcTask
 
 PROGRESS_FROM = 20  # show a progress bar from this many (deck, layout) runs on
 
@@ -35,35 +40,67 @@ def run_decks(args) -> int:
 
 
 def grade_deck(args) -> int:
-    from chipgym.scoring.drc import gold_results, grade
+    """One deck on one problem, or many: every deck of a folder on the problem it names."""
+    from chipgym.scoring.drc import gold_results, grade_many
     from chipgym.tasks.drc.rule2drc import load_rule2drc
 
     folder = load_rule2drc(args.problem, strict=args.strict)
     for issue in folder.issues:
         print(issue, file=sys.stderr)
-    tasks = folder.tasks
-    if len(tasks) != 1:
-        raise ValueError(f"{args.problem}: holds {len(tasks)} loadable problems; name one problem folder")
-    deck = Path(args.deck)
-    if not deck.is_file():
-        raise FileNotFoundError(f"no such file: {deck}")
+    pairs = _deck_pairs(folder.tasks, Path(args.problem), Path(args.deck))
+    tasks = {task.id: task for task, _ in pairs}
     gold = None
-    if args.mode == "markers":  # on a pool of its own, which never runs the graded deck
+    if args.mode == "markers":  # on a pool of its own, which never runs the graded decks
         with DrcPool(workers=1, timeout=args.timeout) as gold_pool:
-            gold = gold_results(tasks[0], tasks[0].hidden_testcases, gold_pool)
+            gold = {task.id: gold_results(task, task.hidden_testcases, gold_pool) for task in tasks.values()}
     with DrcPool(workers=args.workers, timeout=args.timeout) as pool:
-        result = grade(tasks[0], deck.read_text(), pool, gold)
-    if result.unavailable:
-        raise EngineError(f"grading is unavailable: {result.unavailable}")
+        texts = [(task, deck.read_text()) for task, deck in pairs]
+        grades = grade_many(texts, pool, gold, progress=len(pairs) >= PROGRESS_FROM)
+    if unavailable := next((g.unavailable for g in grades if g.unavailable), ""):
+        raise EngineError(f"grading is unavailable: {unavailable}")
+    if Path(args.deck).is_file():
+        return _print_grade(pairs[0][0], grades[0], args.json)
     if args.json:
+        rows = [{"problem": task.id, "deck": str(deck), "grade": g.to_dict()} for (task, deck), g in zip(pairs, grades)]
+        json.dump(rows, sys.stdout, indent=2)
+        print()
+        return 0
+    for (task, deck), result in zip(pairs, grades):
+        verdict = f"{'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, {result.layouts_matched:.0%} matched"
+        print(f"{task.id}  {deck}  {f'FAIL  precheck: {result.precheck}' if result.precheck else verdict}")
+    solved = {task.id for (task, _), result in zip(pairs, grades) if result.success}
+    print(f"{sum(g.success for g in grades)} of {len(grades)} decks pass; {len(solved)} of {len(tasks)} problems "
+          "have a passing deck")
+    return 0
+
+
+def _deck_pairs(tasks: Sequence[DrcTask], problems: Path, decks: Path) -> list[tuple[DrcTask, Path]]:
+    """(task, deck file) to grade: one deck file on the one problem, or from a folder every ``{id}.drc`` and
+    every ``{id}/*.drc`` on the problem ``id`` (Best-of-N candidates), in order of problem and file name."""
+    if decks.is_file():
+        if len(tasks) != 1:
+            raise ValueError(f"{problems}: holds {len(tasks)} loadable problems; name one problem folder, or give a "
+                             "folder of decks named by problem id")
+        return [(tasks[0], decks)]
+    if not decks.is_dir():
+        raise FileNotFoundError(f"no such file or folder: {decks}")
+    pairs = [(task, deck) for task in tasks
+             for deck in sorted([*decks.glob(f"{task.id}.drc"), *(decks / task.id).glob("*.drc")])]
+    if not pairs:
+        raise ValueError(f"{decks}: no deck named {{id}}.drc or {{id}}/*.drc for any of the {len(tasks)} problems")
+    return pairs
+
+
+def _print_grade(task: DrcTask, result: Grade, as_json: bool) -> int:
+    if as_json:
         json.dump(result.to_dict(), sys.stdout, indent=2)
         print()
         return 0
     if result.precheck:
-        print(f"{tasks[0].id}: FAIL  precheck: {result.precheck}")
+        print(f"{task.id}: FAIL  precheck: {result.precheck}")
         return 0
-    print(f"{tasks[0].id}: {'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, "
-          f"{result.layouts_matched:.0%} of {len(tasks[0].hidden_testcases)} layouts matched")
+    print(f"{task.id}: {'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, "
+          f"{result.layouts_matched:.0%} of {len(task.hidden_testcases)} layouts matched")
     if result.error:
         print(f"error class: {result.error}  {result.error_counts} (`chipgym drc run` shows the deck's messages)")
     for m in result.mismatches:
@@ -163,9 +200,10 @@ def add_commands(commands) -> None:
     run.add_argument("--timeout", type=float, default=20.0, help="seconds for one deck on one layout (default 20)")
     run.set_defaults(handler=run_decks)
 
-    grade = drc.add_parser("grade", help="grade a deck on a Rule2DRC problem's labelled layouts")
-    grade.add_argument("problem", metavar="PROBLEM_DIR", help="a problem folder (with spec.yaml)")
-    grade.add_argument("deck", metavar="DECK", help="the deck to grade")
+    grade = drc.add_parser("grade", help="grade decks on Rule2DRC problems' labelled layouts")
+    grade.add_argument("problem", metavar="PROBLEMS", help="a problem folder (with spec.yaml), or a folder of them")
+    grade.add_argument("deck", metavar="DECKS",
+                       help="the deck to grade, or a folder of decks: {id}.drc or {id}/*.drc for problem id")
     grade.add_argument("--mode", choices=("verdicts", "markers"), default="verdicts",
                        help="verdicts: any marker or none per category (Rule2DRC); markers: the gold deck's geometry")
     grade.add_argument("--json", action="store_true", help="print the grade as JSON")

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from chipgym.engines.klayout import DrcPool, DrcResult, DrcStatus, Marker
+from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult, DrcStatus, Marker
 from chipgym.results import JsonResult
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
@@ -72,6 +72,26 @@ def grade(task: DrcTask, deck: str, pool: DrcPool, gold: Sequence[DrcResult] | N
     if (failed := precheck(task)) is not None:
         return failed
     return grade_on(task.hidden_testcases, task.categories, deck, pool, gold)
+
+
+def grade_many(
+    pairs: Sequence[tuple[DrcTask, str]],
+    pool: DrcPool,
+    gold: Mapping[str, Sequence[DrcResult]] | None = None,
+    progress: bool = False,
+) -> list[Grade]:
+    """The grades of many (task, deck) pairs, as :func:`grade` gives them one by one, run as one batch spread
+    over the pool (how Best-of-N candidates are graded); ``gold`` maps a task id to the gold deck's results."""
+    graded = [(task, deck) for task, deck in pairs if not task.unlabelled_layouts]
+    jobs = [DrcJob(deck, [case.gds for case in task.hidden_testcases]) for task, deck in graded]
+    results = iter(pool.run_batch(jobs, progress=progress))
+    grades = []
+    for task, _ in pairs:
+        if (failed := precheck(task)) is None:
+            task_gold = gold[task.id] if gold is not None else None
+            failed = compare(task.hidden_testcases, task.categories, next(results), task_gold)
+        grades.append(failed)
+    return grades
 
 
 def precheck(task: DrcTask) -> Grade | None:

@@ -27,6 +27,31 @@ def test_grade_gold_and_a_deck_one_nm_off(labelled_slice, tmp_path):
     assert graded["success"] is False and graded["mismatches"] and graded["f1"] < 1
 
 
+def test_grade_many_candidate_decks_on_many_problems_in_one_call(labelled_slice, tmp_path):
+    """Best-of-N: a folder of decks, {id}.drc or {id}/*.drc, each graded on the problem it names."""
+    tasks = labelled_slice[:3]
+    problems = write_rule2drc(tasks, tmp_path / "suite")
+    decks = tmp_path / "decks"
+    (decks / tasks[0].id).mkdir(parents=True)
+    (decks / tasks[0].id / "a-gold.drc").write_text(tasks[0].gold_deck)
+    (decks / tasks[0].id / "b-empty.drc").write_text("source($input)\nreport('x', $output)\n")
+    (decks / f"{tasks[1].id}.drc").write_text(tasks[1].gold_deck)  # tasks[2] has no deck: not graded
+    run = chipgym("drc", "grade", problems, decks)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert [line.split()[:3] for line in lines[:3]] == [
+        [tasks[0].id, str(decks / tasks[0].id / "a-gold.drc"), "PASS"],
+        [tasks[0].id, str(decks / tasks[0].id / "b-empty.drc"), "FAIL"],
+        [tasks[1].id, str(decks / f"{tasks[1].id}.drc"), "PASS"],
+    ]
+    assert lines[3] == "2 of 3 decks pass; 2 of 2 problems have a passing deck"
+    rows = json.loads(chipgym("drc", "grade", problems, decks, "--json").stdout)
+    assert [(row["problem"], row["grade"]["success"]) for row in rows] == [
+        (tasks[0].id, True), (tasks[0].id, False), (tasks[1].id, True)]
+    refused = chipgym("drc", "grade", problems, decks / f"{tasks[1].id}.drc")
+    assert refused.returncode == 2 and "name one problem folder" in refused.stderr
+
+
 def test_validate_a_slice(labelled_slice, tmp_path):
     problems = write_rule2drc(labelled_slice, tmp_path / "suite")
     run = chipgym("drc", "validate", problems, "--mutation-tasks", "1", "--extra", "20")
