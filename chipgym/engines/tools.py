@@ -108,11 +108,12 @@ def _run(command: list[str], stdin: bytes | None, timeout: float, argv: tuple[st
     stop = threading.Event()
     out, err = bytearray(), bytearray()
     p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    threads = [threading.Thread(target=_feed, args=(p.stdin, stdin or b"")),
-               threading.Thread(target=_drain, args=(p.stdout, out, stop)),
-               threading.Thread(target=_drain, args=(p.stderr, err, stop)),
-               threading.Thread(target=lambda: (p.wait(), stop.set()))]
+    threads: list[threading.Thread] = []
     try:
+        threads += [threading.Thread(target=_feed, args=(p.stdin, stdin or b"")),
+                    threading.Thread(target=_drain, args=(p.stdout, out, stop)),
+                    threading.Thread(target=_drain, args=(p.stderr, err, stop)),
+                    threading.Thread(target=lambda: (p.wait(), stop.set()))]
         for thread in threads:
             thread.start()
         while not stop.wait(min(1.0, max(0.0, start + timeout - time.monotonic()))):
@@ -125,7 +126,8 @@ def _run(command: list[str], stdin: bytes | None, timeout: float, argv: tuple[st
         if p.poll() is None:
             p.kill()
         for thread in threads:
-            thread.join()
+            if thread.ident is not None:  # a SIGTERM handler's exit can come between two starts
+                thread.join()
     seconds = time.monotonic() - start
     stdout, stderr = (bytes(b).decode("utf-8", errors="replace") for b in (out, err))
     if not finished:
