@@ -69,9 +69,7 @@ class Grade(JsonResult):
 def grade(task: DrcTask, deck: str, pool: DrcPool, gold: Sequence[DrcResult] | None = None) -> Grade:
     """Runs ``deck`` on the task's hidden layouts through ``pool`` and compares it with the labels (and with
     ``gold``, the gold deck's results on them, for markers mode), unless the task fails its precheck."""
-    if (failed := precheck(task)) is not None:
-        return failed
-    return grade_on(task.hidden_testcases, task.categories, deck, pool, gold)
+    return grade_many([(task, deck)], pool, {task.id: gold} if gold is not None else None)[0]
 
 
 def grade_many(
@@ -80,18 +78,15 @@ def grade_many(
     gold: Mapping[str, Sequence[DrcResult]] | None = None,
     progress: bool = False,
 ) -> list[Grade]:
-    """The grades of many (task, deck) pairs, as :func:`grade` gives them one by one, run as one batch spread
-    over the pool (how Best-of-N candidates are graded); ``gold`` maps a task id to the gold deck's results."""
-    graded = [(task, deck) for task, deck in pairs if not task.unlabelled_layouts]
-    jobs = [DrcJob(deck, [case.gds for case in task.hidden_testcases]) for task, deck in graded]
+    """The grades of many (task, deck) pairs, run as one batch spread over the pool (how Best-of-N candidates
+    are graded); ``gold`` maps a task id to the gold deck's results, for markers mode."""
+    prechecked = [precheck(task) for task, _ in pairs]
+    jobs = [DrcJob(deck, [case.gds for case in task.hidden_testcases])
+            for (task, deck), failed in zip(pairs, prechecked) if failed is None]
     results = iter(pool.run_batch(jobs, progress=progress))
-    grades = []
-    for task, _ in pairs:
-        if (failed := precheck(task)) is None:
-            task_gold = gold[task.id] if gold is not None else None
-            failed = compare(task.hidden_testcases, task.categories, next(results), task_gold)
-        grades.append(failed)
-    return grades
+    return [failed if failed is not None else
+            compare(task.hidden_testcases, task.categories, next(results), gold[task.id] if gold is not None else None)
+            for (task, _), failed in zip(pairs, prechecked)]
 
 
 def precheck(task: DrcTask) -> Grade | None:
