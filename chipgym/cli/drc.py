@@ -127,9 +127,10 @@ def validate(args) -> int:
     from chipgym.tasks.drc.mutate import mutation_scores, score_task
     from chipgym.tasks.drc.rule2drc import load_rule2drc
     from chipgym.tasks.drc.runner import VerdictPool
-    from chipgym.tasks.drc.suite import SUITE_NAME, build_suite
+    from chipgym.tasks.drc.suite import build_suite
+    from chipgym.tasks.drc.suites import suite_names
 
-    if args.suite == SUITE_NAME:
+    if args.suite in suite_names():
         tasks, problems = build_suite(args.suite), []
     else:
         folder = load_rule2drc(args.suite, strict=args.strict)
@@ -213,12 +214,12 @@ def add_commands(commands) -> None:
     grade.set_defaults(handler=grade_deck)
 
     out = drc.add_parser("export", help="write a built-in suite in Rule2DRC format (byte-identical every run)")
-    out.add_argument("--suite", default="drc-v0")
+    out.add_argument("--suite", default="drc-v0", help="a built-in suite (chipgym.tasks.drc.suites)")
     out.add_argument("--out", required=True, metavar="DIR")
     out.set_defaults(handler=export)
 
     check = drc.add_parser("validate", help="check a suite: gold decks against labels, label coverage, mutation scores")
-    check.add_argument("suite", metavar="SUITE_OR_PATH", help="drc-v0 or a Rule2DRC problems folder")
+    check.add_argument("suite", metavar="SUITE_OR_PATH", help="a built-in suite (drc-v0, ...) or a problems folder")
     check.add_argument("--mutation-tasks", type=int, default=5,
                        help="tasks per group whose mutants are run (default 5)")
     check.add_argument("--extra", type=int, default=150,

@@ -3,7 +3,7 @@
 >>> load_tasks("no-such-suite")
 Traceback (most recent call last):
 ...
-ValueError: tasks: 'no-such-suite' is neither a suite (drc-v0) nor an existing folder
+ValueError: tasks: 'no-such-suite' is neither a suite (drc-v0...) nor an existing folder
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Sequence
 
 from chipgym.tasks.drc.rule2drc import load_rule2drc
-from chipgym.tasks.drc.suite import SUITE_NAME, build_suite
+from chipgym.tasks.drc.suite import build_suite
+from chipgym.tasks.drc.suites import suite_names
 from chipgym.tasks.drc.task import DrcTask
 
 
@@ -28,11 +29,12 @@ def load_tasks(
     """
     if split not in ("train", "test", "all"):
         raise ValueError(f"split: expected 'train', 'test' or 'all', got {split!r}")
-    if isinstance(tasks, str) and tasks == SUITE_NAME:
+    if isinstance(tasks, str) and tasks in suite_names():
         loaded = build_suite(tasks)
     elif isinstance(tasks, (str, os.PathLike)):
         if not Path(tasks).exists():
-            raise ValueError(f"tasks: {tasks!r} is neither a suite ({SUITE_NAME}) nor an existing folder")
+            known = ", ".join(suite_names())
+            raise ValueError(f"tasks: {tasks!r} is neither a suite ({known}) nor an existing folder")
         folder = load_rule2drc(tasks, strict)
         for issue in folder.issues:
             warnings.warn(str(issue), stacklevel=2)

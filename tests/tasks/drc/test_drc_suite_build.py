@@ -7,6 +7,7 @@ from chipgym.tasks.drc import suite
 from chipgym.tasks.drc.dsl import dsl_methods, dsl_methods_used, unsupported_methods
 from chipgym.tasks.drc.rule2drc import load_rule2drc, write_rule2drc
 from chipgym.tasks.drc.suite import SUITE_SEED, build_suite, fingerprint, generate_drafts, label_draft, manifest
+from chipgym.tasks.drc.suites import get_suite, suite_names
 
 
 def test_suite_size_and_groups():
@@ -79,3 +80,12 @@ def test_labelling_is_deterministic_and_cache_round_trips(labelled_slice, pool, 
     assert (cached.parent.parent / "manifest.yaml").is_file()
     reloaded = build_suite(seed=SUITE_SEED, run_deck=None, cache_dir=suite_cache, ids=[draft.id])
     assert reloaded[0] == load_rule2drc(cached).tasks[0]
+
+
+def test_frozen_suites_keep_their_fingerprint():
+    """A frozen suite is reproducible: no change to a group module, a building block or labelling may alter
+    a deck, a scene, a split or a text of it (the fingerprint also covers the KLayout version, 0.28.5)."""
+    pinned = {"drc-v0": "9f614427cb26"}
+    assert {name for name in suite_names() if get_suite(name).frozen} == set(pinned)
+    for name, expected in pinned.items():
+        assert fingerprint(generate_drafts(name=name)) == expected, f"{name} changed"

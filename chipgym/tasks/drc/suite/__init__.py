@@ -1,4 +1,4 @@
-"""The built-in ``drc-v0`` suite: seeded task generation, labelling and an on-disk cache.
+"""Built-in suites (:mod:`chipgym.tasks.drc.suites`): seeded task generation, labelling and an on-disk cache.
 
 Generation (:func:`generate_drafts`) is pure Python and deterministic for a seed.
 Labels need KLayout: :func:`label_draft` runs the gold deck on every scene through
@@ -35,30 +35,27 @@ from chipgym.tasks.drc.rule2drc import load_rule2drc, testcase_filename, write_r
 from chipgym.tasks.drc.runner import RunDeck, VerdictPool
 from chipgym.tasks.drc.suite.layouts import scene_gds
 from chipgym.tasks.drc.suite.rule import TaskDraft
-from chipgym.tasks.drc.suite.sky130 import sky130_drafts
-from chipgym.tasks.drc.suite.syntax import syntax_drafts
-from chipgym.tasks.drc.suite.synthetic import synthetic_drafts
+from chipgym.tasks.drc.suites import get_suite
 from chipgym.tasks.drc.task import DrcTask
 
 SUITE_NAME = "drc-v0"
 SUITE_SEED = 20250101
-"""Public seed of the built-in suite (not a grading secret: hidden layouts are generated too)."""
-TEST_FRACTION = 0.25
+"""Public seed of ``drc-v0`` (not a grading secret: hidden layouts are generated too)."""
 N_PUBLIC = 4
 LABEL_FORMAT = 3  # 3: labelled by the sandboxed DrcPool (KLayout's own _finish)
 """Bump when labelling or the public/hidden choice changes (part of the cache key)."""
 
 
-def generate_drafts(seed: int = SUITE_SEED, name: str = SUITE_NAME) -> list[TaskDraft]:
-    """All unlabelled tasks of a suite, with a deterministic train/test ``split``."""
-    if name != SUITE_NAME:
-        raise ValueError(f"unknown DRC suite {name!r} (known: {SUITE_NAME})")
-    rng = random.Random(seed)
-    drafts = sky130_drafts(random.Random(rng.random())) + synthetic_drafts(random.Random(rng.random()))
-    drafts += syntax_drafts(random.Random(rng.random()))
+def generate_drafts(seed: int | None = None, name: str = SUITE_NAME) -> list[TaskDraft]:
+    """All unlabelled tasks of a suite (under its own seed by default), with a deterministic train/test ``split``."""
+    suite = get_suite(name)
+    rng = random.Random(suite.seed if seed is None else seed)
+    drafts = [d for group in suite.groups for d in group(random.Random(rng.random()))]
+    if short := [d.id for d in drafts if len(d.scenes()) < suite.min_hidden]:
+        raise ValueError(f"{name}: fewer than {suite.min_hidden} hidden layouts in {', '.join(short[:5])}")
     split_rng = random.Random(rng.random())
     return [
-        TaskDraft(d.id, d.title, d.group, "test" if split_rng.random() < TEST_FRACTION else "train",
+        TaskDraft(d.id, d.title, d.group, "test" if split_rng.random() < suite.test_fraction else "train",
                   d.layers, d.rules, d.metadata)
         for d in drafts
     ]
@@ -110,12 +107,12 @@ def fingerprint(drafts: Sequence[TaskDraft]) -> str:
     return h.hexdigest()[:12]
 
 
-def manifest(drafts: Sequence[TaskDraft], name: str = SUITE_NAME, seed: int = SUITE_SEED) -> dict:
+def manifest(drafts: Sequence[TaskDraft], name: str = SUITE_NAME, seed: int | None = None) -> dict:
     """Machine-readable summary: task counts per group/split and DSL methods used (computed from the decks)."""
     usage = Counter(m for d in drafts for m in dsl_methods_used(d.deck()))
     return {
         "suite": name,
-        "seed": seed,
+        "seed": get_suite(name).seed if seed is None else seed,
         "fingerprint": fingerprint(drafts),
         "engine": klayout_version(),
         "tasks": {g: sum(d.group == g for d in drafts) for g in sorted({d.group for d in drafts})},
@@ -131,7 +128,7 @@ def default_cache_dir() -> Path:
 
 def build_suite(
     name: str = SUITE_NAME,
-    seed: int = SUITE_SEED,
+    seed: int | None = None,
     run_deck: RunDeck | None = None,
     cache_dir: str | Path | None = None,
     jobs: int = 2,
@@ -142,6 +139,7 @@ def build_suite(
     Without ``run_deck`` a :class:`~chipgym.tasks.drc.runner.VerdictPool` is started when
     some task is not cached yet.
     """
+    seed = get_suite(name).seed if seed is None else seed
     every = generate_drafts(seed, name)
     drafts = [d for d in every if ids is None or d.id in ids]
     root = Path(cache_dir or default_cache_dir()) / f"{name}-seed{seed}-{fingerprint(every)}"

@@ -1,0 +1,64 @@
+"""The registry of built-in DRC suites: each module of this package defines one :class:`Suite` as ``SUITE``.
+
+A suite is a name, a public seed and its groups (one module of :mod:`chipgym.tasks.drc.suite` each, a
+function from a seeded RNG to task drafts); a new suite is one new module here.
+
+>>> sorted(suite_names())[:1]
+['drc-v0']
+>>> get_suite("drc-v0").seed
+20250101
+>>> get_suite("drc-v9")
+Traceback (most recent call last):
+...
+ValueError: unknown DRC suite 'drc-v9' (known: drc-v0...)
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+from chipgym.tasks.drc.suite.rule import TaskDraft
+
+GroupDrafts = Callable[[random.Random], list[TaskDraft]]
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A built-in suite: its groups' drafts are drawn in order from one RNG seeded with ``seed``."""
+
+    name: str
+    seed: int
+    """Public (hidden layouts are generated too, so it is no grading secret)."""
+    groups: tuple[GroupDrafts, ...]
+    test_fraction: float = 0.25
+    min_hidden: int = 1
+    """Fewest hidden layouts a task may have (each is labelled for every category of the task)."""
+    frozen: bool = False
+    """True once published: its fingerprint is pinned by a test, so no change to a group may alter it."""
+
+
+@functools.cache
+def _suites() -> dict[str, Suite]:
+    found = {}
+    for module in pkgutil.iter_modules(__path__):
+        suite = importlib.import_module(f"{__name__}.{module.name}").SUITE
+        found[suite.name] = suite
+    return found
+
+
+def suite_names() -> list[str]:
+    """Names of the built-in suites, sorted."""
+    return sorted(_suites())
+
+
+def get_suite(name: str) -> Suite:
+    """The built-in suite called ``name``; a clear error names the known ones otherwise."""
+    try:
+        return _suites()[name]
+    except KeyError:
+        known = ", ".join(suite_names())
+        raise ValueError(f"unknown DRC suite {name!r} (known: {known})") from None
