@@ -114,7 +114,8 @@ def chip_boundary(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     if form == "box":
         outline = [(0, 0), (W, 0), (W, H), (0, H)]
         deck = head + f"die.insert(box(0.0, 0.0, die_w, die_h))\n{a}.not_inside(die)"
-        text = say(rng, ("Every {a} shape must lie inside the chip boundary, the rectangle from (0, 0) to ({w}, {h}) {u}.",
+        text = say(rng, ("Every {a} shape must lie inside the chip boundary, the rectangle from (0, 0) to "
+                         "({w}, {h}) {u}.",
                          "The die area is the box (0, 0) - ({w}, {h}) {u}; no {a} may extend beyond it."),
                    a=a, w=w, h=h)
     elif form == "polygon":
@@ -221,7 +222,8 @@ def side_enclosure(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule
         text = say(rng, ("An enclosure of {a} by {b} below {v} {u} is only a violation when it occurs on two opposite "
                          "sides of the {a} rectangle.",), a=a, b=b, v=v)
     else:
-        text = say(rng, ("{b} must enclose {a} by at least {v} {u}; a smaller enclosure is tolerated where it occurs " + where
+        text = say(rng, ("{b} must enclose {a} by at least {v} {u}; a smaller enclosure is tolerated where it "
+                         "occurs " + where
                          + ".", "Minimum enclosure of {a} by {b}: {v} {u}, except when the violation is " + where
                          + "."), a=a, b=b, v=v)
     V, size, scenes = nm(v), 200, probes.enclosure_scenes(cat, a, b, nm(v))
@@ -362,13 +364,15 @@ def sizing(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     if variant < 6:
         mode, how = MODES[variant]
         opt = f", {mode}" if mode else ""
-        body = f"{a}.sized({v}{opt}).sized(-{v}{opt}).not({a})"
+        body = f"grow = {v}\n{a}.sized(grow{opt}).sized(-grow{opt}).not({a})"
     elif variant == 6:
-        how, body = "sizing in place", f"{a}.dup.size({v}).size(-{v}).not({a})"
+        how, body = "sizing in place", f"grow = {v}\n{a}.dup.size(grow).size(-grow).not({a})"
     else:
-        text = say(rng, ("Shrinking {a} by {d} {u} and growing it back by {d} {u} must not remove any area: no {a} part "
+        text = say(rng, ("Shrinking {a} by {d} {u} and growing it back by {d} {u} must not remove any area: "
+                         "no {a} part "
                          "may be {w} {u} wide or narrower.",), a=a, d=d, w=two)
-        return Rule(cat, text, f"{a}.not({a}.sized(-{v}).sized({v}))" + out(cat, f"{a} lost by opening"), (a,),
+        deck = f"shrink = {v}\n{a}.not({a}.sized(-shrink).sized(shrink))" + out(cat, f"{a} lost by opening")
+        return Rule(cat, text, deck, (a,),
                     {cat: d}, tuple(probes.width_scenes(cat, a, nm(2 * d))))
     text = say(rng, ("Gaps and notches of {a} no wider than {w} {u} are not allowed: growing {a} by {d} {u} and "
                      "shrinking it back ({h}) must not add any area.",
@@ -406,7 +410,8 @@ def outline_smoothing(rng: random.Random, cat: str, a: str, b: str, k: int) -> R
     """``smoothed`` (small jogs) and ``rounded_corners`` (mask corner rounding)."""
     if k % 2 == 0:
         d = draw_um(rng, 20, 100)
-        text = say(rng, ("Small outline jogs of {a} are not allowed: smoothing {a} with a {d} {u} tolerance must not change "
+        text = say(rng, ("Small outline jogs of {a} are not allowed: smoothing {a} with a {d} {u} tolerance "
+                         "must not change "
                          "its outline.", "{a} outlines must already be smooth at {d} {u}: smoothing them with that "
                          "tolerance must leave them unchanged."), a=a, d=d)
         return Rule(cat, text, f"{a}.smoothed({value(d)}).xor({a})" + out(cat, f"{a} jog"), (a,), {cat: d},
@@ -418,13 +423,19 @@ def outline_smoothing(rng: random.Random, cat: str, a: str, b: str, k: int) -> R
     return Rule(cat, text, deck, (a, b), {cat: r}, tuple(_corner_round_scenes(cat, a, b, nm(r))))
 
 
-def _tile_content(a: str, x0: int, tile: int, density: float, cell: str = "TOP") -> tuple:
-    """Shapes filling ``density`` (+-0.0005 allowed off the 0.001 grid) of the tile at x0: a full-height
-    column and a 1 nm wide sliver."""
+def _tile_content(a: str, x0: int, tile: int, density: float, right: bool = False, cell: str = "TOP") -> tuple:
+    """Shapes covering ``density`` of the tile at x0 (any multiple of 1 nm² of it): a 1 nm row along its bottom,
+    a full-height column on its left (``right``: right) side and a 1 nm wide sliver, so that moving or resizing
+    the tile grid by 1 nm changes the density."""
     area = round(density * tile * tile)
-    w, rest = divmod(area, tile)
-    shapes = rect(a, x0, 0, x0 + w, tile, cell) if w else ()
-    return shapes + (rect(a, x0 + w + 50, 0, x0 + w + 51, rest, cell) if rest else ())
+    if area < tile:
+        return ()
+    w = (area - tile) // (tile - 1)
+    rest = area - tile - w * (tile - 1)
+    xa, xb = (x0 + tile - w, x0 + tile) if right else (x0, x0 + w)
+    xs = xa - 51 if right else xb + 50
+    shapes = rect(a, x0, 0, x0 + tile, 1, cell) + (rect(a, xa, 1, xb, tile, cell) if w else ())
+    return shapes + (rect(a, xs, 1, xs + 1, 1 + rest, cell) if rest else ())
 
 
 def density(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
@@ -433,22 +444,24 @@ def density(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     variant, t = k % 4, rng.choice((1.0, 2.0))
     T = nm(t)
     grid = f"tile_size({value(t)}), tile_origin(0.0, 0.0), tile_count(2, 1)"
-    frame = f"tile_size({value(t)}), tile_boundary({b}), {'padding_zero' if variant == 2 else 'padding_ignore'}"
     body = {0: f"{a}.without_density({lo}, {hi}, {grid})", 1: f"{a}.with_density(0.0, {lo}, {grid})",
-            2: f"{a}.with_density({hi}, nil, {frame})", 3: f"{a}.without_density({lo}, {hi}, {frame})"}[variant]
-    window = (f"the two {value(t)} x {value(t)} {{u}} windows side by side from the origin" if variant < 2
+            2: f"{a}.with_density({hi}, nil, tile_size({value(t)}), tile_boundary({b}), padding_zero)",
+            3: f"{a}.without_density({lo}, {hi}, {grid}, tile_boundary({b}), padding_ignore)"}[variant]
+    window = (f"the two {value(t)} x {value(t)} {{u}} windows side by side from the origin" if variant != 2
               else f"every {value(t)} x {value(t)} {{u}} window tiling the {{b}} area")
+    if variant == 3:
+        window += " (only the part of a window inside {b} counts)"
     need = {0: "between {lo} and {hi}", 1: "at least {lo}", 2: "below {hi}", 3: "between {lo} and {hi}"}[variant]
     text = say(rng, ("The {a} density in " + window + " must be " + need + ".",
                      "Density of {a}, measured in " + window + ", shall be " + need + "."), a=a, b=b, lo=lo, hi=hi)
-    mid, h = (lo + hi) / 2, 0.0005
+    mid, h, f = (lo + hi) / 2, 0.0005, 0.0002
     pairs = [(lo - h, mid), (lo + h, mid), (hi - h, mid), (hi + h, mid), (mid, lo - h), (mid, hi + h), (mid, mid),
-             (0.0, mid), (lo + h, hi - h)]
+             (0.0, mid), (lo + h, hi - h), (lo - f, mid), (lo + f, mid), (hi - f, mid), (hi + f, mid)]
     frame_shapes = rect(b, 0, 0, 2 * T, T) if variant >= 2 else ()
-    scenes = [Scene(f"{cat}_dn_{i}", _tile_content(a, 0, T, d1) + _tile_content(a, T, T, d2) + frame_shapes)
-              for i, (d1, d2) in enumerate(pairs)]
-    scenes.append(Scene(f"{cat}_dn_sub", _tile_content(a, 0, T, lo + h, "SUB") + _tile_content(a, T, T, hi + h)
-                        + frame_shapes))
+    scenes = [Scene(f"{cat}_dn_{i}", _tile_content(a, 0, T, d1) + _tile_content(a, T, T, d2, right=True)
+                    + frame_shapes) for i, (d1, d2) in enumerate(pairs)]
+    scenes.append(Scene(f"{cat}_dn_sub", _tile_content(a, 0, T, lo + h, cell="SUB")
+                        + _tile_content(a, T, T, hi + h, right=True) + frame_shapes))
     layers = (a, b) if variant >= 2 else (a,)
     return Rule(cat, text, body + out(cat, f"{a} density"), layers, {f"{cat}_min": lo, f"{cat}_max": hi},
                 tuple(scenes))
@@ -506,8 +519,8 @@ def layer_totals(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
                   for c in (n - 1, n, n + 1, n + 2)]
         scenes += [Scene(f"{cat}_n_merged", tuple(s for i in range(n + 1) for s in rect(a, 300 * i, 0, 300 * i + 300,
                                                                                          300))),
-                   Scene(f"{cat}_n_sub", tuple(s for i in range(n + 1)
-                                               for s in rect(a, 500 * i, 0, 500 * i + 300, 300, "SUB" if i else "TOP")))]
+                   Scene(f"{cat}_n_sub", tuple(s for i in range(n + 1) for s in
+                                               rect(a, 500 * i, 0, 500 * i + 300, 300, "SUB" if i else "TOP")))]
         return Rule(cat, text, f"if {cond}\n  {a}{out(cat, f'more than {n} {a}')}\nend", (a,), {cat: float(n)},
                     tuple(scenes))
     if variant in (1, 2):
@@ -539,6 +552,30 @@ def layer_totals(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
               Scene(f"{cat}_box_ell", l_shape(a, 0, 0, 200, 800)),
               Scene(f"{cat}_box_tri", polygon(a, [(0, 0), (800, 0), (0, 600)]))]
     return Rule(cat, text, f"unless {a}.is_box?\n  {a}{out(cat, f'{a} not one box')}\nend", (a,), {}, tuple(scenes))
+
+
+def reference_point(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
+    """drc-v0's reference-point kind with ``b`` corners 10 nm either side of the centre of ``a``."""
+    rule = syntax.reference_point(rng, cat, a, b, k)
+    near = (Scene(f"{cat}_rp_above", rect(a, 0, 0, 400, 400) + rect(b, 190, 190, 450, 450)),
+            Scene(f"{cat}_rp_below", rect(a, 0, 0, 400, 400) + rect(b, -50, -50, 210, 210)))
+    return replace(rule, scenes=rule.scenes + near)
+
+
+def on_grid(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
+    """drc-v0's grid kind with a rectangle on the grid but off every grid 1 nm finer."""
+    rule = syntax.on_grid(rng, cat, a, b, k)
+    g = nm(rule.thresholds[cat])
+    return replace(rule, scenes=rule.scenes + (Scene(f"{cat}_g_odd", rect(a, 0, 0, 41 * g, 61 * g)),))
+
+
+def edge_centre_contact(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
+    """drc-v0's edge-centre kind with ``b`` touching the ends of the central segment exactly."""
+    rule = syntax.edge_centre_contact(rng, cat, a, b, k)
+    half = nm(rule.thresholds[cat]) // 2
+    ends = (Scene(f"{cat}_ec_lim_eq", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 500 - half)),
+            Scene(f"{cat}_ec_lim_top", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 500 + half, 1200, 1000)))
+    return replace(rule, scenes=rule.scenes + ends)
 
 
 def _segment_scenes(cat: str, a: str, b: str, s: int) -> list[Scene]:
@@ -639,9 +676,9 @@ def check_options(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 NEW_KINDS = {f.__name__: f for f in (
     select_in_place, boolean_forms, edge_parts, chip_boundary, negated_filter, universal_measures, side_enclosure,
     edge_pair_filter, transforms, sizing, outline_smoothing, density, corner_contact, layer_totals, edge_segments,
-    angle_classes, vertex_limit, processing_modes, check_options,
+    angle_classes, vertex_limit, processing_modes, check_options, reference_point, on_grid, edge_centre_contact,
 )}
-"""Kinds new in drc-v1 -> constructor ``(rng, category, layer_a, layer_b, variant) -> Rule``."""
+"""Kinds new in drc-v1, and drc-v0 kinds given more scenes: name -> ``(rng, category, a, b, variant) -> Rule``."""
 
 V0_KINDS = {n: f for n, f in syntax.KINDS.items() if n not in ("pulled_width", "merged_width")}
 """drc-v0's kinds except two width checks whose rectangle-only scenes cannot tell the width metrics apart."""
