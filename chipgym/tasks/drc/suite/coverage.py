@@ -570,12 +570,46 @@ def on_grid(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 
 
 def edge_centre_contact(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
-    """drc-v0's edge-centre kind with ``b`` touching the ends of the central segment exactly."""
+    """drc-v0's edge-centre kind with ``b`` touching the ends of the central segment (either rounding)."""
     rule = syntax.edge_centre_contact(rng, cat, a, b, k)
-    half = nm(rule.thresholds[cat]) // 2
-    ends = (Scene(f"{cat}_ec_lim_eq", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 500 - half)),
-            Scene(f"{cat}_ec_lim_top", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 500 + half, 1200, 1000)))
-    return replace(rule, scenes=rule.scenes + ends)
+    length, base, ends = nm(rule.thresholds[cat]), rect(a, 0, 0, 1000, 1000), []
+    for i, half in enumerate(sorted({length // 2, (length + 1) // 2})):
+        ends += [Scene(f"{cat}_ec_lim_{i}", base + rect(b, 1000, 0, 1200, 500 - half)),
+                 Scene(f"{cat}_ec_lim_top{i}", base + rect(b, 1000, 500 + half, 1200, 1000))]
+    return replace(rule, scenes=rule.scenes + tuple(ends))
+
+
+def pulled_shapes(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
+    """``pull_interacting``/``pull_overlapping``/``pull_inside`` (``b`` shapes found by ``a``), then a shape check."""
+    method, rel, check = _pick(k, (("pull_interacting", "touching or overlapping", "non_squares"),
+                                   ("pull_overlapping", "overlapping", "non_squares"),
+                                   ("pull_inside", "completely inside", "non_squares"),
+                                   ("pull_interacting", "touching or overlapping", "squares")))
+    shape = "" if check == "non_squares" else " not"
+    text = say(rng, ("{b} shapes {r} a {a} shape must" + shape + " be squares.",
+                     "Every {b} shape {r} {a} must" + shape + " be a square."), a=a, b=b, r=rel)
+    pad, scenes = rect(a, 0, 0, 1000, 1000), []
+    for where, (x, y) in (("in", (400, 400)), ("touch", (1000, 400)), ("over", (900, 400)), ("out", (1500, 400))):
+        scenes += [Scene(f"{cat}_pu_{where}_sq", pad + rect(b, x, y, x + 200, y + 200)),
+                   Scene(f"{cat}_pu_{where}_rect", pad + rect(b, x, y, x + 200, y + 300))]
+    scenes += [Scene(f"{cat}_pu_sub", pad + rect(b, 100, 100, 300, 400, cell="SUB")),
+               Scene(f"{cat}_pu_both", pad + rect(b, 100, 100, 300, 300) + rect(b, 1000, 100, 1300, 200))]
+    deck = f"{a}.{method}({b}).{check}" + out(cat, f"{b} {rel} {a}: {check}")
+    return Rule(cat, text, deck, (a, b), {}, tuple(scenes))
+
+
+def union_area(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
+    """Minimum area of the merged union of two layers (``join`` or ``or``)."""
+    v, method = draw_um(rng, 100, 400, 10), _pick(k, ("join", "or"))
+    text = say(rng, ("Each polygon of the union of {a} and {b} must have an area of at least {v} {u}².",
+                     "Minimum area of ({a} OR {b}), merged, is {v} {u}²."), a=a, b=b, v=v)
+    area, w = round(v * 1e6), 200
+    h = math.ceil(area / w)
+    scenes = probes.area_scenes(cat, a, area, w) + probes.area_scenes(f"{cat}_b", b, area, w)
+    scenes += [Scene(f"{cat}_ua_ab_{sfx}", rect(a, 0, 0, w, (h + d) // 2) + rect(b, 0, (h + d) // 2, w, h + d))
+               for d, sfx in DELTAS]
+    deck = f"{a}.{method}({b}).with_area(nil, {value(v)})" + out(cat, f"{a}+{b} area < {value(v)} um2")
+    return Rule(cat, text, deck, (a, b), {cat: v}, tuple(scenes))
 
 
 def _segment_scenes(cat: str, a: str, b: str, s: int) -> list[Scene]:
@@ -677,6 +711,7 @@ NEW_KINDS = {f.__name__: f for f in (
     select_in_place, boolean_forms, edge_parts, chip_boundary, negated_filter, universal_measures, side_enclosure,
     edge_pair_filter, transforms, sizing, outline_smoothing, density, corner_contact, layer_totals, edge_segments,
     angle_classes, vertex_limit, processing_modes, check_options, reference_point, on_grid, edge_centre_contact,
+    pulled_shapes, union_area,
 )}
 """Kinds new in drc-v1, and drc-v0 kinds given more scenes: name -> ``(rng, category, a, b, variant) -> Rule``."""
 
@@ -687,7 +722,7 @@ VARIANTS = {**syntax.VARIANTS, "select_in_place": 10, "boolean_forms": 9, "edge_
             "negated_filter": 10, "universal_measures": 7, "side_enclosure": 6, "edge_pair_filter": 4,
             "transforms": 9, "sizing": 8, "outline_smoothing": 2, "density": 6, "corner_contact": 3,
             "layer_totals": 5, "edge_segments": 4, "angle_classes": 3, "vertex_limit": 4, "processing_modes": 4,
-            "check_options": 1}
+            "check_options": 1, "pulled_shapes": 4, "union_area": 2}
 """Tasks per kind (one per variant); kinds not listed get ``syntax.PER_KIND``."""
 
 
