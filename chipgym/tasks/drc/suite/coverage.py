@@ -612,6 +612,18 @@ def union_area(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     return Rule(cat, text, deck, (a, b), {cat: v}, tuple(scenes))
 
 
+def universal(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
+    """drc-v0's universal-DRC kind; its area-or-perimeter variant also gets squarish rectangles (area above the
+    limit) whose perimeter is 2 nm below, at and 2 nm above the perimeter limit."""
+    rule = syntax.universal(rng, cat, a, b, k)
+    if "perimeter <" not in rule.deck:
+        return rule
+    per = nm(round(rule.thresholds[cat] * 10, 3))
+    w = per // 4
+    near = tuple(Scene(f"{cat}_per_{sfx}", rect(a, 0, 0, w, per // 2 - w + d)) for d, sfx in DELTAS)
+    return replace(rule, scenes=rule.scenes + near)
+
+
 def _segment_scenes(cat: str, a: str, b: str, s: int) -> list[Scene]:
     """A 1000 x 2000 ``a`` rectangle and ``b`` probes touching its right edge s-1 / s / s+1 from either end
     (that edge runs top to bottom, clockwise), in its middle, and at a corner."""
@@ -711,7 +723,7 @@ NEW_KINDS = {f.__name__: f for f in (
     select_in_place, boolean_forms, edge_parts, chip_boundary, negated_filter, universal_measures, side_enclosure,
     edge_pair_filter, transforms, sizing, outline_smoothing, density, corner_contact, layer_totals, edge_segments,
     angle_classes, vertex_limit, processing_modes, check_options, reference_point, on_grid, edge_centre_contact,
-    pulled_shapes, union_area,
+    pulled_shapes, union_area, universal,
 )}
 """Kinds new in drc-v1, and drc-v0 kinds given more scenes: name -> ``(rng, category, a, b, variant) -> Rule``."""
 
