@@ -81,9 +81,21 @@ def boolean_forms(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     return Rule(cat, _state(rng, meaning, a=a, b=b), deck, (a, b), {}, tuple(syntax._pair_scenes(cat, a, b)))
 
 
+def edge_inside_length(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
+    """drc-v0's edge length inside/outside a layer, plus a bar crossing ``b`` whose parts inside and outside
+    are t-1 / t / t+1 and 600 nm long (its other edges are long)."""
+    rule = syntax.edge_inside_length(rng, cat, a, b, k)
+    t = nm(rule.thresholds[cat])
+    h, cover, crossing = max(1000, 2 * t + 200), rect(b, 0, 0, 2000, 3000), []
+    for d, sfx in DELTAS:
+        crossing += [Scene(f"{cat}_cx_in_{sfx}", cover + rect(a, 2000 - t - d, 500, 2600, 500 + h)),
+                     Scene(f"{cat}_cx_out_{sfx}", cover + rect(a, 1400, 500, 2000 + t + d, 500 + h))]
+    return replace(rule, scenes=rule.scenes + tuple(crossing))
+
+
 def edge_parts(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     """drc-v0's edge length inside/outside a layer, with ``inside_outside_part`` (both parts at once)."""
-    rule = syntax.edge_inside_length(rng, cat, a, b, k)
+    rule = edge_inside_length(rng, cat, a, b, k)
     v = value(rule.thresholds[cat])
     return _recast(rule, f"{a}.edges.inside_outside_part({b})[{k % 2}].with_length(nil, {v})", f"{a} edge < {v} um")
 
@@ -723,7 +735,7 @@ NEW_KINDS = {f.__name__: f for f in (
     select_in_place, boolean_forms, edge_parts, chip_boundary, negated_filter, universal_measures, side_enclosure,
     edge_pair_filter, transforms, sizing, outline_smoothing, density, corner_contact, layer_totals, edge_segments,
     angle_classes, vertex_limit, processing_modes, check_options, reference_point, on_grid, edge_centre_contact,
-    pulled_shapes, union_area, universal,
+    pulled_shapes, union_area, universal, edge_inside_length,
 )}
 """Kinds new in drc-v1, and drc-v0 kinds given more scenes: name -> ``(rng, category, a, b, variant) -> Rule``."""
 
