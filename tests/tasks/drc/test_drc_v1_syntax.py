@@ -51,3 +51,11 @@ def test_gold_decks_reproduce_their_labels(drafts, pool, suite_cache, tmp_path):
             paths[-1].write_bytes(case.gds_bytes())
         for case, verdict in zip(task.hidden_testcases, pool.run_deck(task.gold_deck, paths)):
             assert {c: int(verdict.get(c, 0) > 0) for c in task.categories} == dict(case.labels), (task.id, case.name)
+
+
+def test_text_labels_reach_the_gds_and_survive_mirroring():
+    from chipgym.tasks.drc.suite.layouts import Scene, Text, rect, scene_gds, text
+
+    scene = Scene("t", rect("pad", 0, 0, 500, 500) + text("pin", 250, 100, "VDD"))
+    assert scene.mirrored("m").shapes[1] == Text("pin", ((-250, 100),), "TOP", "VDD")
+    assert b"VDD" in scene_gds(scene, {"pad": (1, 0), "pin": (2, 0)})

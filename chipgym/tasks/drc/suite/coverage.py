@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from chipgym.tasks.drc.suite import probes, syntax
 from chipgym.tasks.drc.suite.checks import draw_um, nm, out
-from chipgym.tasks.drc.suite.layouts import Point, Scene, l_shape, polygon, rect
+from chipgym.tasks.drc.suite.layouts import Point, Scene, l_shape, polygon, rect, text
 from chipgym.tasks.drc.suite.phrasing import say, value
 from chipgym.tasks.drc.suite.rule import Rule, TaskDraft
 
@@ -636,6 +636,28 @@ def universal(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     return replace(rule, scenes=rule.scenes + near)
 
 
+def text_labels(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
+    """Rules on text labels drawn on ``b`` (``texts`` with a name pattern)."""
+    body, meaning = _pick(k, (
+        (f"{a}.not_interacting({b}.texts)", "every {a} shape must carry a text label on {b}"),
+        (f'{a}.interacting({b}.texts("VDD")).interacting({b}.texts("GND"))',
+         "no {a} shape may carry both a VDD and a GND label on {b} (a labelled short)"),
+        (f'{b}.texts("VDD*").not_interacting({a})', "every {b} label whose name starts with VDD must sit on {a}"),
+    ))
+    pad = rect(a, 0, 0, 500, 500)
+    scenes = [Scene(f"{cat}_tx_{n}", shapes) for n, shapes in (
+        ("vdd_in", pad + text(b, 250, 250, "VDD")), ("vdd_edge", pad + text(b, 500, 100, "VDD")),
+        ("vdd_out", pad + text(b, 800, 250, "VDD")), ("vdd1_out", pad + text(b, 800, 250, "VDD1")),
+        ("gnd_in", pad + text(b, 250, 250, "GND")), ("sig_out", pad + text(b, 900, 900, "SIG")),
+        ("short", pad + text(b, 100, 100, "VDD") + text(b, 400, 400, "GND")),
+        ("short_edge", pad + text(b, 0, 250, "VDD") + text(b, 400, 400, "GND", cell="SUB")),
+        ("two_pads", pad + rect(a, 1000, 0, 1500, 500) + text(b, 250, 250, "VDD") + text(b, 1250, 250, "GND")),
+        ("vddx_in", pad + text(b, 250, 250, "VDDX") + text(b, 300, 300, "GND")),
+        ("bare", pad), ("sub", rect(a, 0, 0, 500, 500, cell="SUB") + text(b, 250, 250, "VDD")))]
+    deck = body + out(cat, f"{a} / {b} labels")
+    return Rule(cat, _state(rng, meaning, a=a, b=b), deck, (a, b), {}, tuple(scenes))
+
+
 def _segment_scenes(cat: str, a: str, b: str, s: int) -> list[Scene]:
     """A 1000 x 2000 ``a`` rectangle and ``b`` probes touching its right edge s-1 / s / s+1 from either end
     (that edge runs top to bottom, clockwise), in its middle, and at a corner."""
@@ -735,7 +757,7 @@ NEW_KINDS = {f.__name__: f for f in (
     select_in_place, boolean_forms, edge_parts, chip_boundary, negated_filter, universal_measures, side_enclosure,
     edge_pair_filter, transforms, sizing, outline_smoothing, density, corner_contact, layer_totals, edge_segments,
     angle_classes, vertex_limit, processing_modes, check_options, reference_point, on_grid, edge_centre_contact,
-    pulled_shapes, union_area, universal, edge_inside_length,
+    pulled_shapes, union_area, universal, edge_inside_length, text_labels,
 )}
 """Kinds new in drc-v1, and drc-v0 kinds given more scenes: name -> ``(rng, category, a, b, variant) -> Rule``."""
 
@@ -746,7 +768,8 @@ VARIANTS = {**syntax.VARIANTS, "select_in_place": 10, "boolean_forms": 9, "edge_
             "negated_filter": 10, "universal_measures": 7, "side_enclosure": 6, "edge_pair_filter": 4,
             "transforms": 9, "sizing": 8, "outline_smoothing": 2, "density": 6, "corner_contact": 3,
             "layer_totals": 5, "edge_segments": 4, "angle_classes": 3, "vertex_limit": 4, "processing_modes": 4,
-            "check_options": 1, "pulled_shapes": 4, "union_area": 2}
+            "check_options": 1, "pulled_shapes": 4, "union_area": 2,
+            "text_labels": 3}
 """Tasks per kind (one per variant); kinds not listed get ``syntax.PER_KIND``."""
 
 
