@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Mapping
@@ -35,6 +35,13 @@ class Shape:
 
 
 @dataclass(frozen=True)
+class Text(Shape):
+    """A text label on a named layer, placed at its one point."""
+
+    string: str = ""
+
+
+@dataclass(frozen=True)
 class Scene:
     """One test layout."""
 
@@ -43,7 +50,7 @@ class Scene:
 
     def mirrored(self, name: str) -> "Scene":
         """The scene mirrored at the y axis (x -> -x), under a new name."""
-        return Scene(name, tuple(Shape(s.layer, tuple((-x, y) for x, y in reversed(s.points)), s.cell)
+        return Scene(name, tuple(replace(s, points=tuple((-x, y) for x, y in reversed(s.points)))
                                  for s in self.shapes))
 
 
@@ -51,6 +58,11 @@ def rect(layer: str, x0: int, y0: int, x1: int, y1: int, cell: str = "TOP") -> t
     """An axis-parallel rectangle (corners in any order)."""
     xa, xb, ya, yb = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
     return (Shape(layer, ((xa, ya), (xb, ya), (xb, yb), (xa, yb)), cell),)
+
+
+def text(layer: str, x: int, y: int, string: str, cell: str = "TOP") -> tuple[Shape, ...]:
+    """A text label ``string`` at (x, y)."""
+    return (Text(layer, ((x, y),), cell, string),)
 
 
 def polygon(layer: str, points: list[Point], cell: str = "TOP") -> tuple[Shape, ...]:
@@ -103,7 +115,10 @@ def scene_gds(scene: Scene, layers: Mapping[str, tuple[int, int]]) -> bytes:
             top.add(gdstk.Reference(cells[shape.cell]))
         layer, datatype = layers[shape.layer]
         pts = [(x * DBU_UM, y * DBU_UM) for x, y in shape.points]
-        cells[shape.cell].add(gdstk.Polygon(pts, layer=layer, datatype=datatype))
+        if isinstance(shape, Text):
+            cells[shape.cell].add(gdstk.Label(shape.string, pts[0], layer=layer, texttype=datatype))
+        else:
+            cells[shape.cell].add(gdstk.Polygon(pts, layer=layer, datatype=datatype))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "scene.gds"
         lib.write_gds(path, timestamp=FIXED_TIMESTAMP)
