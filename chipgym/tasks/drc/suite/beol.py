@@ -8,12 +8,13 @@ agree (a wide-metal spacing is larger than the minimum spacing drawn for the sam
 >>> from chipgym.tasks.drc.suite.tech import draw_tech
 >>> r = projection_space(random.Random(0), "m_s_2", draw_tech(random.Random(1)))
 >>> r.deck.split(".output")[0]
-'m4.space(0.12, projection)'
+'m2.space(0.12, projection)'
 """
 from __future__ import annotations
 
 import random
 
+from chipgym.tasks.drc.suite import probes
 from chipgym.tasks.drc.suite.checks import out
 from chipgym.tasks.drc.suite.kit import diagonal_offset, enclosed_box, gap_scenes, pinch, row
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, l_shape, polygon, rect
@@ -29,10 +30,10 @@ def _say(rng: random.Random, templates: tuple[str, ...], **fields: object) -> st
 
 
 def _conditional_space(cat: str, m: str, select: str, s: int, cond: tuple[Shape, ...],
-                       plain: tuple[Shape, ...]) -> tuple[str, list[Scene]]:
+                       plain: tuple[Shape, ...], sep: str = "separation") -> tuple[str, list[Scene]]:
     """Deck and scenes of "shapes selected by ``select`` need ``s`` to any other ``m``": ``cond`` is a
-    selected shape and ``plain`` one just missing the condition, each with its upper-right at (x1, y1)."""
-    deck = (f"{cat}_c = {select}\n({cat}_c.separation({m}.not_interacting({cat}_c), {value(s / 1000)}) + "
+    selected shape and ``plain`` one just missing the condition (``sep``: the DSL spelling, or ``sep``)."""
+    deck = (f"{cat}_c = {select}\n({cat}_c.{sep}({m}.not_interacting({cat}_c), {value(s / 1000)}) + "
             f"{cat}_c.space({value(s / 1000)})){out(cat, f'{m} space < {value(s / 1000)} um to a selected {m}')}")
     scenes = gap_scenes(f"{cat}_cb", cond, m, s, 60, 900)
     scenes += gap_scenes(f"{cat}_pb", plain, m, s, 60, 900)[:1]
@@ -50,7 +51,8 @@ def wide_metal_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     """Width-dependent spacing: polygons with a part wider than W (a W/2 undersize survives) need S."""
     m, w, s = t.ly["metal"], t.nm["wide_w"], t.nm["wide_s"]
     select = f"{m}.interacting({m}.sized(-{value(w / 2000)}))"
-    deck, scenes = _conditional_space(cat, m, select, s, rect(m, 0, 0, 2 * w, w + 1), rect(m, 0, 0, 2 * w, w))
+    deck, scenes = _conditional_space(cat, m, select, s, rect(m, 0, 0, 2 * w, w + 1), rect(m, 0, 0, 2 * w, w),
+                                      rng.choice(("separation", "sep")))
     text = _say(rng, (
         "A {m} polygon that is wider than {w} {u} anywhere is wide metal; wide metal must be spaced at least "
         "{s} {u} from every other {m} shape.",
@@ -88,6 +90,22 @@ def projection_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     scenes = gap_scenes(cat, base, m, s, 200, 1000)
     scenes += [Scene(f"{cat}_run_{sfx}", base + rect(m, 200 + g, 990, 400 + g, 2000)) for g, sfx in ((s - 1, "lt"),)]
     return Rule(cat, text, deck, (m,), {cat: s / 1000}, tuple(scenes))
+
+
+def isolated_space(rng: random.Random, cat: str, t: Tech) -> Rule:
+    """Spacing between different polygons only (notches within one polygon are another rule)."""
+    m, s = t.ly["metal"], t.nm["m_s"]
+    method = rng.choice(("isolated", "iso"))
+    deck = f"{m}.{method}({value(s / 1000)}){out(cat, f'{m} polygon to polygon space < {value(s / 1000)} um')}"
+    text = _say(rng, (
+        "Two different {m} polygons must be at least {s} {u} apart; gaps inside one polygon (notches) are not "
+        "checked by this rule.",
+        "Minimum {m} spacing between separate shapes is {s} {u} (same-polygon spacing excluded).",
+        "{m} isolation: distinct {m} polygons shall keep {s} {u} or more between them.",
+    ), m=m, s=s / 1000)
+    scenes = probes.space_scenes(cat, m, m, s)
+    keep = tuple(x for x in scenes if not x.name.endswith("_gt") and "_hier_" not in x.name)
+    return Rule(cat, text, deck, (m,), {cat: s / 1000}, keep)
 
 
 def jog_length(rng: random.Random, cat: str, t: Tech) -> Rule:

@@ -7,7 +7,7 @@ poly AND diffusion.  Scenes draw a diffusion ``od`` of 1200 x 600 nm crossed by 
 >>> from chipgym.tasks.drc.suite.tech import draw_tech
 >>> r = gate_space(random.Random(0), "po_s_2", draw_tech(random.Random(1)))
 >>> r.deck.split(".output")[0]
-'po.and(od).space(0.15)'
+'po.and(aa).space(0.13)'
 """
 from __future__ import annotations
 
@@ -115,3 +115,24 @@ def hv_gate_length(rng: random.Random, cat: str, t: Tech) -> Rule:
         scenes.append(Scene(f"{cat}_hv_pinch_{sfx}", rect(hv, -300, -300, 1500, 1500) + rect(od, -100, -100, 1300, 1300)
                             + pinch(po, g, fail, 500)))
     return Rule(cat, text, deck, (po, od, hv), {cat: g / 1000}, tuple(scenes))
+
+
+def contact_square_space(rng: random.Random, cat: str, t: Tech) -> Rule:
+    """Contact spacing in the square metric (the larger of the x and y distances)."""
+    co, s, cw = t.ly["cut"], t.nm["co_s"], t.nm["co_w"]
+    deck = f"{co}.space({value(s / 1000)}, square){out(cat, f'{co} space (x/y) < {value(s / 1000)} um')}"
+    text = say(rng, (
+        "{co} to {co} spacing is {s} {u} minimum, measured as the larger of the x and y distances (square metric).",
+        "Keep {co} cuts {s} {u} apart in x or in y; diagonal neighbours count by their larger offset.",
+        "Minimum {co} spacing (square measure) is {s} {u}.",
+    ), u=rng.choice(UNITS), co=co, s=s / 1000)
+    base = rect(co, 0, 0, cw, cw)
+    scenes = [Scene(f"{cat}_sq_par_{sfx}", base + rect(co, cw + g, 0, 2 * cw + g, cw)) for g, sfx in
+              ((s - 1, "lt"), (s, "eq"))]
+    scenes += [Scene(f"{cat}_sq_corner_{sfx}", base + rect(co, cw + g, cw + g, 2 * cw + g, 2 * cw + g)) for g, sfx in
+               ((s - 1, "lt"), (s, "eq"))]
+    scenes += [Scene(f"{cat}_sq_skew_lt", base + rect(co, cw + s - 1, cw + s // 3, 2 * cw + s - 1, 2 * cw + s // 3)),
+               Scene(f"{cat}_sq_euclid", base + rect(co, cw + diagonal_offset(s, False), cw + diagonal_offset(s, False),
+                                                     2 * cw + diagonal_offset(s, False),
+                                                     2 * cw + diagonal_offset(s, False)))]
+    return Rule(cat, text, deck, (co,), {cat: s / 1000}, tuple(scenes))

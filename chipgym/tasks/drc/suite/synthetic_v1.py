@@ -66,6 +66,7 @@ KINDS: dict[str, tuple[Kind, str, str]] = {
     "m_hole": (check_kind(checks.hole_rule, ("metal",), ("hole",)), "metal", "EA"),
     "m_notch": (check_kind(checks.notch_rule, ("metal",), ("notch",)), "metal", "N"),
     "m_wide": (beol.wide_metal_space, "metal", "S"),
+    "m_iso": (beol.isolated_space, "metal", "S"),
     "m_plate": (beol.large_plate_space, "metal", "S"),
     "m_facing": (beol.projection_space, "metal", "S"),
     "m_jog": (beol.jog_length, "metal", "J"),
@@ -104,6 +105,8 @@ KINDS: dict[str, tuple[Kind, str, str]] = {
     "cpo_od": (check_kind(checks.separation_rule, ("cutpoly", "diff"), ("cpo_s",)), "cutpoly", "S"),
     "hv_co_po": (hv_contact_poly, "cut", "S"),
     "co_gate": (feol.contact_gate_space, "cut", "S"),
+    "co_square": (feol.contact_square_space, "cut", "S"),
+    "cpo_po": (check_kind(checks.overlap_rule, ("cutpoly", "poly"), ("cpo_ov",)), "cutpoly", "OV"),
     "gate_space": (feol.gate_space, "poly", "S"),
     "field_poly": (feol.field_poly_space, "poly", "S"),
     "hv_gate": (feol.hv_gate_length, "hv", "L"),
@@ -121,8 +124,9 @@ DOMAINS: dict[str, tuple[str, ...]] = {
     "feol": tuple(k for k in KINDS if not k.startswith(("m_", "v_"))),
 }
 
-EXCLUSIVE = ({"m_wide", "m_bbox_wide"}, {"m_run", "m_facing"}, {"m_hole", "m_via_hole"}, {"m_area", "m_float"},
-             {"p_endcap", "cpo_endcap"}, {"v_enc", "v_eol_enc", "v_sides"}, {"v_size", "v_redundant"})
+EXCLUSIVE = ({"m_wide", "m_bbox_wide"}, {"m_space", "m_iso"}, {"co_space", "co_square"}, {"m_run", "m_facing"},
+             {"m_hole", "m_via_hole"}, {"m_area", "m_float"}, {"p_endcap", "cpo_endcap"},
+             {"v_enc", "v_eol_enc", "v_sides"}, {"v_size", "v_redundant"})
 """Kinds that state the same constraint with independently drawn values: never in one task."""
 
 RULE_COUNTS = (2, 2, 2, 2, 3, 3, 3, 3, 4, 5)
@@ -148,7 +152,7 @@ def manual_names(kinds: list[str], t: Tech) -> list[str]:
 
     >>> from chipgym.tasks.drc.suite.tech import draw_tech
     >>> manual_names(["m_width", "m_space", "m_wide"], draw_tech(random.Random(1)))
-    ['M4.W.1', 'M4.S.1', 'M4.S.2']
+    ['M2.W.1', 'M2.S.1', 'M2.S.2']
     """
     names, seen = [], {}
     for k in kinds:
@@ -170,7 +174,8 @@ def render(rng: random.Random, style: str, names: list[str], texts: list[str]) -
     ['Rule | Description\\nM1.W.1 | Width is 1 um.\\n', 'M1.S.1 | Space is 1 um.\\n']
     """
     if style == "table":
-        return [("Rule | Description\n" if i == 0 else "") + f"{n} | {x}\n" for i, (n, x) in enumerate(zip(names, texts))]
+        rows = [f"{n} | {x}\n" for n, x in zip(names, texts)]
+        return ["Rule | Description\n" + rows[0]] + rows[1:]
     if style == "numbered":
         return [f"{i + 1}. {n} - {x}\n" for i, (n, x) in enumerate(zip(names, texts))]
     form = rng.choice(PROSE)

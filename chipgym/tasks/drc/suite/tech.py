@@ -69,7 +69,7 @@ def draw_thresholds(rng: random.Random) -> dict[str, int]:
     v["co_s"], v["co_g"] = v["co_w"] + _step(rng, 10, 40), _step(rng, 20, 80)
     v["co_od"], v["co_po"] = _step(rng, 5, 30), _step(rng, 5, 30)
     v["imp_enc"], v["nw_w"], v["nw_s"] = _step(rng, 50, 200), _step(rng, 300, 800, 10), _step(rng, 300, 1000, 10)
-    v["fpo_s"], v["cpo_s"] = _step(rng, 20, 80), _step(rng, 30, 120)
+    v["fpo_s"], v["cpo_s"], v["cpo_ov"] = _step(rng, 20, 80), _step(rng, 30, 120), _step(rng, 20, 100)
     v["hv_l"], v["hv_co"] = _step(rng, 200, 500, 10), v["co_g"] + _step(rng, 10, 50)
     v["od_a"] = _step(rng, 20_000, 100_000, 5_000)
     return v
