@@ -16,17 +16,11 @@ import random
 
 from chipgym.tasks.drc.suite import probes
 from chipgym.tasks.drc.suite.checks import out
-from chipgym.tasks.drc.suite.kit import diagonal_offset, enclosed_box, gap_scenes, pinch, row
+from chipgym.tasks.drc.suite.kit import diagonal_offset, enclosed_box, gap_scenes, pinch, row, say_units
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, l_shape, polygon, rect
-from chipgym.tasks.drc.suite.phrasing import say, value
+from chipgym.tasks.drc.suite.phrasing import value
 from chipgym.tasks.drc.suite.rule import Rule
 from chipgym.tasks.drc.suite.tech import Tech
-
-UNITS = ("um", "µm", "microns", "um")
-
-
-def _say(rng: random.Random, templates: tuple[str, ...], **fields: object) -> str:
-    return say(rng, templates, u=rng.choice(UNITS), **fields)
 
 
 def _conditional_space(cat: str, m: str, select: str, s: int, cond: tuple[Shape, ...],
@@ -53,7 +47,7 @@ def wide_metal_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     select = f"{m}.interacting({m}.sized(-{value(w / 2000)}))"
     deck, scenes = _conditional_space(cat, m, select, s, rect(m, 0, 0, 2 * w, w + 1), rect(m, 0, 0, 2 * w, w),
                                       rng.choice(("separation", "sep")))
-    text = _say(rng, (
+    text = say_units(rng, (
         "A {m} polygon that is wider than {w} {u} anywhere is wide metal; wide metal must be spaced at least "
         "{s} {u} from every other {m} shape.",
         "Spacing to wide {m} (any part of the polygon wider than {w} {u}) shall be no less than {s} {u}.",
@@ -68,7 +62,7 @@ def large_plate_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     h = a // 500
     deck, scenes = _conditional_space(cat, m, f"{m}.with_area({value(a / 1e6)}, nil)", s,
                                       rect(m, 0, 0, 500, h), rect(m, 0, 0, 500, h - 1))
-    text = _say(rng, (
+    text = say_units(rng, (
         "{m} plates with an area of {a} {u}² or more must keep {s} {u} from any other {m}.",
         "Large-area {m} (polygon area >= {a} {u}²) requires a spacing of at least {s} {u} to neighbouring {m}.",
         "Minimum spacing between a {m} polygon of at least {a} {u}² and any other {m} is {s} {u}.",
@@ -80,7 +74,7 @@ def projection_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     """Facing-edge (run-length > 0) spacing, measured in projection; corner pairs are exempt."""
     m, s = t.ly["metal"], t.nm["proj_s"]
     deck = f"{m}.space({value(s / 1000)}, projection){out(cat, f'{m} facing-edge space < {value(s / 1000)} um')}"
-    text = _say(rng, (
+    text = say_units(rng, (
         "Facing {m} edges (edges whose projections overlap) must be at least {s} {u} apart; corner-to-corner "
         "distances are not checked by this rule.",
         "Side-to-side spacing of {m} is {s} {u} minimum, measured perpendicular to parallel facing edges.",
@@ -97,7 +91,7 @@ def isolated_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     m, s = t.ly["metal"], t.nm["m_s"]
     method = rng.choice(("isolated", "iso"))
     deck = f"{m}.{method}({value(s / 1000)}){out(cat, f'{m} polygon to polygon space < {value(s / 1000)} um')}"
-    text = _say(rng, (
+    text = say_units(rng, (
         "Two different {m} polygons must be at least {s} {u} apart; gaps inside one polygon (notches) are not "
         "checked by this rule.",
         "Minimum {m} spacing between separate shapes is {s} {u} (same-polygon spacing excluded).",
@@ -112,7 +106,7 @@ def jog_length(rng: random.Random, cat: str, t: Tech) -> Rule:
     """Minimum jog (step) length: no metal edge shorter than J."""
     m, j, w = t.ly["metal"], t.nm["jog"], t.nm["m_w"] + 100
     deck = f"{m}.edges.with_length(nil, {value(j / 1000)}){out(cat, f'{m} jog < {value(j / 1000)} um')}"
-    text = _say(rng, (
+    text = say_units(rng, (
         "Every {m} edge, including jogs and steps, must be at least {j} {u} long.",
         "Minimum {m} jog length is {j} {u}: steps in a {m} outline shorter than that are not allowed.",
         "{m} outline segments below {j} {u} (small jogs) are violations.",
@@ -131,7 +125,7 @@ def marker_width(rng: random.Random, cat: str, t: Tech) -> Rule:
     """A larger minimum width for metal polygons fully inside a marker layer."""
     m, mk, w = t.ly["metal"], t.ly["marker"], t.nm["mk_w"]
     deck = f"{m}.inside({mk}).width({value(w / 1000)}){out(cat, f'{m} inside {mk} width < {value(w / 1000)} um')}"
-    text = _say(rng, (
+    text = say_units(rng, (
         "Inside the {mk} marker, {m} must be at least {w} {u} wide (only {m} completely inside {mk} is checked).",
         "{m} shapes lying entirely within {mk} have a minimum width of {w} {u}.",
         "Minimum width of {m} fully covered by {mk}: {w} {u}.",
@@ -149,8 +143,10 @@ def marker_width(rng: random.Random, cat: str, t: Tech) -> Rule:
 def marker_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     """A larger minimum spacing between metal polygons both fully inside a marker layer."""
     m, mk, s = t.ly["metal"], t.ly["marker"], t.nm["mk_s"]
-    deck = f"{m}.inside({mk}).space({value(s / 1000)}){out(cat, f'{m} inside {mk} space < {value(s / 1000)} um')}"
-    text = _say(rng, (
+    metric = rng.choice(("", ", euclidian"))
+    deck = (f"{m}.inside({mk}).space({value(s / 1000)}{metric})"
+            f"{out(cat, f'{m} inside {mk} space < {value(s / 1000)} um')}")
+    text = say_units(rng, (
         "Within {mk}, the spacing between {m} shapes must be at least {s} {u} (both shapes fully inside {mk}).",
         "{m} to {m} spacing inside the {mk} region is {s} {u} minimum; {m} crossing the {mk} edge is exempt.",
         "Minimum space of {m} polygons entirely within {mk}: {s} {u}.",
@@ -169,7 +165,7 @@ def via_array_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     v, n, d, s, vw = t.ly["via"], t.nm["arr_n"], t.nm["arr_d"], t.nm["arr_s"], t.nm["v_w"]
     deck = (f"{cat}_a = {v}.interacting({v}.sized({value(d / 2000)}).interacting({v}, {n}))\n"
             f"{cat}_a.space({value(s / 1000)}){out(cat, f'{v} array space < {value(s / 1000)} um')}")
-    text = _say(rng, (
+    text = say_units(rng, (
         "{v} arrays: when {n} or more {v} are chained with neighbour spacing of {d} {u} or less, every {v} of the "
         "array must be spaced at least {s} {u} from the others.",
         "Via array rule: a group of at least {n} {v} cuts, each within {d} {u} of another cut of the group, requires "
@@ -209,7 +205,7 @@ def via_side_enclosure(rng: random.Random, cat: str, t: Tech) -> Rule:
     rule, hint = SIDE_FILTERS[kind]
     deck = (f"{v}.enclosed({m}, {value(e / 1000)}, projection, {kind})"
             f"{out(cat, f'{v} enclosure by {m} < {value(e / 1000)} um ({kind})')}")
-    text = _say(rng, (
+    text = say_units(rng, (
         "{m} must enclose {v} by at least {e} {u} " + rule + ".",
         "Enclosure of {v} by {m} is {e} {u} minimum " + rule + " (" + hint + ").",
         "The {v} cut needs {e} {u} of {m} around it " + rule + ".",
@@ -231,7 +227,7 @@ def via_concave_corner(rng: random.Random, cat: str, t: Tech) -> Rule:
     v, m, d, vw = t.ly["via"], t.ly["metal"], t.nm["v_cc"], t.nm["v_w"]
     deck = (f"{v}.interacting({m}.corners(as_boxes, 90.0).sized({value((d - 1) / 1000)}))"
             f"{out(cat, f'{v} within {value(d / 1000)} um of a concave {m} corner')}")
-    text = _say(rng, (
+    text = say_units(rng, (
         "{v} must not be placed within {d} {u} (measured along x and y) of an inner (concave) corner of {m}.",
         "Keep {v} at least {d} {u} away in x or y from any concave {m} corner; {v} touching that distance is "
         "a violation.",

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import random
 
-from chipgym.tasks.drc.suite.beol import UNITS
 from chipgym.tasks.drc.suite.checks import out
-from chipgym.tasks.drc.suite.kit import diagonal_offset, gap_scenes, pinch
+from chipgym.tasks.drc.suite.kit import diagonal_offset, gap_scenes, pinch, say_units
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, rect
-from chipgym.tasks.drc.suite.phrasing import say, value
+from chipgym.tasks.drc.suite.phrasing import value
 from chipgym.tasks.drc.suite.rule import Rule
 from chipgym.tasks.drc.suite.tech import Tech
 
@@ -34,12 +33,12 @@ def contact_gate_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     co, po, od, s, cw = t.ly["cut"], t.ly["poly"], t.ly["diff"], t.nm["co_g"], t.nm["co_w"]
     deck = (f"{cat}_g = {po}.and({od})\n{co}.separation({cat}_g, {value(s / 1000)})"
             f"{out(cat, f'{co} to gate space < {value(s / 1000)} um')}")
-    text = say(rng, (
+    text = say_units(rng, (
         "{co} must be at least {s} {u} from any transistor gate ({po} AND {od}).",
         "Minimum spacing of {co} to gate (poly over diffusion) is {s} {u}; {co} next to {po} outside {od} is not "
         "checked by this rule.",
         "Contact-to-gate space: {s} {u} or more between {co} and the {po}/{od} overlap.",
-    ), u=rng.choice(UNITS), co=co, po=po, od=od, s=s / 1000)
+    ), co=co, po=po, od=od, s=s / 1000)
     x = 500
     gate = _gate(od, po, x, 100)
     scenes = []
@@ -58,11 +57,11 @@ def gate_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     """Gate to gate spacing on diffusion (poly lines over the same or nearby diffusion)."""
     po, od, s = t.ly["poly"], t.ly["diff"], t.nm["g_s"]
     deck = f"{po}.and({od}).space({value(s / 1000)}){out(cat, f'gate space < {value(s / 1000)} um')}"
-    text = say(rng, (
+    text = say_units(rng, (
         "Gates ({po} over {od}) must be spaced at least {s} {u} apart.",
         "Minimum gate-to-gate spacing on {od} is {s} {u} (field {po} is covered by the {po} spacing rule).",
         "Two transistor gates formed by {po} crossing {od} need {s} {u} or more between them.",
-    ), u=rng.choice(UNITS), po=po, od=od, s=s / 1000)
+    ), po=po, od=od, s=s / 1000)
     scenes = []
     for g, sfx in ((s - 1, "lt"), (s, "eq")):
         scenes.append(Scene(f"{cat}_gs_pair_{sfx}", _gate(od, po, 300, 100) + rect(po, 400 + g, -EXT, 500 + g,
@@ -83,11 +82,11 @@ def field_poly_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     po, od, s = t.ly["poly"], t.ly["diff"], t.nm["fpo_s"]
     deck = (f"{po}.not_interacting({od}).separation({od}, {value(s / 1000)})"
             f"{out(cat, f'field {po} to {od} space < {value(s / 1000)} um')}")
-    text = say(rng, (
+    text = say_units(rng, (
         "Field {po} (a {po} shape that does not touch {od}) must be at least {s} {u} from {od}.",
         "Minimum spacing of {po} lying entirely in the field to {od} is {s} {u}; {po} forming a gate is exempt.",
         "{po} interconnect that never crosses {od} shall keep {s} {u} from every {od} shape.",
-    ), u=rng.choice(UNITS), po=po, od=od, s=s / 1000)
+    ), po=po, od=od, s=s / 1000)
     base = rect(od, 0, 0, OD_W, OD_H)
     scenes = gap_scenes(cat, base, po, s, 100, 900)
     scenes += [Scene(f"{cat}_fp_gate", base + rect(po, 300, -EXT, 400, OD_H + EXT)
@@ -101,11 +100,11 @@ def hv_gate_length(rng: random.Random, cat: str, t: Tech) -> Rule:
     po, od, hv, g = t.ly["poly"], t.ly["diff"], t.ly["hv"], t.nm["hv_l"]
     deck = (f"{po}.and({od}).inside({hv}).width({value(g / 1000)})"
             f"{out(cat, f'{hv} gate length < {value(g / 1000)} um')}")
-    text = say(rng, (
+    text = say_units(rng, (
         "Gates ({po} AND {od}) completely inside {hv} (thick-oxide devices) must be at least {g} {u} long and wide.",
         "Inside {hv}, the minimum width of the {po}/{od} gate region is {g} {u}.",
         "Thick-oxide rule: the gate of a device covered by {hv} shall not be narrower than {g} {u}.",
-    ), u=rng.choice(UNITS), po=po, od=od, hv=hv, g=g / 1000)
+    ), po=po, od=od, hv=hv, g=g / 1000)
     cover = rect(hv, -300, -600, OD_W + 300, OD_H + 600)
     scenes = [Scene(f"{cat}_hv_lt", cover + _gate(od, po, 300, g - 1)),
               Scene(f"{cat}_hv_eq", cover + _gate(od, po, 300, g)),
@@ -121,11 +120,11 @@ def contact_square_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     """Contact spacing in the square metric (the larger of the x and y distances)."""
     co, s, cw = t.ly["cut"], t.nm["co_s"], t.nm["co_w"]
     deck = f"{co}.space({value(s / 1000)}, square){out(cat, f'{co} space (x/y) < {value(s / 1000)} um')}"
-    text = say(rng, (
+    text = say_units(rng, (
         "{co} to {co} spacing is {s} {u} minimum, measured as the larger of the x and y distances (square metric).",
         "Keep {co} cuts {s} {u} apart in x or in y; diagonal neighbours count by their larger offset.",
         "Minimum {co} spacing (square measure) is {s} {u}.",
-    ), u=rng.choice(UNITS), co=co, s=s / 1000)
+    ), co=co, s=s / 1000)
     base = rect(co, 0, 0, cw, cw)
     scenes = [Scene(f"{cat}_sq_par_{sfx}", base + rect(co, cw + g, 0, 2 * cw + g, cw)) for g, sfx in
               ((s - 1, "lt"), (s, "eq"))]

@@ -8,8 +8,18 @@
 from __future__ import annotations
 
 import math
+import random
 
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, rect
+from chipgym.tasks.drc.suite.phrasing import say
+
+UNITS = ("um", "µm", "microns", "um")
+"""Unit spellings of drc-v1 rule texts."""
+
+
+def say_units(rng: random.Random, templates: tuple[str, ...], **fields: object) -> str:
+    """:func:`~chipgym.tasks.drc.suite.phrasing.say` with the unit drawn from :data:`UNITS`."""
+    return say(rng, templates, u=rng.choice(UNITS), **fields)
 
 
 def diagonal_offset(g: int, fail: bool) -> int:
