@@ -1,6 +1,8 @@
-"""``drc-v1`` (being assembled from three branches): so far its syntax group, 230 tasks and 3,181 hidden layouts
-(at least 10 per task), whose gold decks use 176 KLayout 0.28.5 DSL methods (see ``docs/drc-v1.md``)."""
+"""``drc-v1`` (being assembled): its synthetic group, 510 multi-constraint tasks (12,567 hidden layouts), and its
+syntax group, 230 tasks (3,181 hidden layouts) whose gold decks use 176 KLayout 0.28.5 DSL methods
+(``docs/drc-v1.md``); at least 10 hidden layouts per task."""
 from chipgym.tasks.drc.suite.coverage import coverage_drafts
+from chipgym.tasks.drc.suite.synthetic_v1 import synthetic_v1_drafts
 from chipgym.tasks.drc.suites import Suite
 
-SUITE = Suite("drc-v1", 20261201, (coverage_drafts,), min_hidden=10)
+SUITE = Suite("drc-v1", 20261201, (synthetic_v1_drafts, coverage_drafts), min_hidden=10)
