@@ -10,8 +10,11 @@
 #   {"nonce": HEX, "status": ..., "error": ..., "categories": {NAME: {"count": C, "markers": [...]}}, "seconds": S}
 #
 # This process never reads a deck, a layout or a result: each deck runs in a fresh fork of it, so what one
-# deck saw or computed is never in the memory the next deck is forked from. As pid 1 with every signal
-# ignored it cannot be killed or stopped from inside the sandbox, so it enforces the per-layout time limit.
+# deck saw or computed is never in the memory the next deck is forked from. Before it says it is ready it
+# runs one deck of its own (WARM_UP, on a layout it draws itself), so that each fork starts with KLayout's
+# and Ruby's lazily built state in place instead of building it again on its first layout. As pid 1 with
+# every signal ignored it cannot be killed or stopped from inside the sandbox, so it enforces the per-layout
+# time limit.
 require 'json'
 require 'fiddle'
 require 'fileutils'
@@ -22,6 +25,21 @@ module ChipgymWorker
   LIBC = Fiddle.dlopen(nil)
   SIG_IGN = 1
   KEEP_SIGNALS = [9, 17, 19, 26]  # KILL, CHLD, STOP (cannot be changed) and VTALRM (Ruby's thread timer)
+  REAP_SECONDS = 1.0  # the longest the processes a deck left behind may take to die
+  WARM_UP_LAYOUT = "/tmp/warm-up.gds"
+  WARM_UP = <<~DECK
+    source($input)
+    report("warm-up", $output)
+    a = input(1, 0)
+    b = input(2, 0)
+    a.width(0.1).output("width", "width")
+    a.space(0.1, projection).output("space", "space")
+    a.enclosing(b, 0.1).output("enclosing", "enclosing")
+    a.separation(b, 0.1).output("separation", "separation")
+    (a & b).output("and", "and")
+    (a - b.sized(0.05)).with_area(0, 1).output("area", "area")
+    a.edges.with_length(0, 1).output("edges", "edges")
+  DECK
 
   module_function
 
@@ -59,6 +77,12 @@ module ChipgymWorker
     points.flat_map { |p| [(p.x / dbu).round, (p.y / dbu).round] }
   end
 
+  # A value as a report file holds it: written as text and parsed back (which, for one, puts the lesser
+  # edge of a symmetric edge pair first), so markers read from memory are those read from the file.
+  def as_saved(value)
+    RBA::RdbItemValue.from_s(value.to_s)
+  end
+
   def marker(value, dbu)
     if value.is_polygon?
       poly = value.polygon
@@ -80,16 +104,14 @@ module ChipgymWorker
     end
   end
 
-  def read_report(dbu, max_markers)
-    rdb = RBA::ReportDatabase.new("")
-    rdb.load(REPORT)
+  def read_report(rdb, dbu, max_markers)
     categories = {}
     rdb.each_category do |cat|
       count = 0
       markers = []
       rdb.each_item_per_category(cat.rdb_id) do |item|
         count += 1
-        item.each_value { |v| markers << marker(v, dbu) } if markers.size < max_markers
+        item.each_value { |v| markers << marker(as_saved(v), dbu) } if markers.size < max_markers
       end
       # Two outputs to one category name make two categories of that name: count them as one.
       merged = categories[cat.name] ||= { "count" => 0, "markers" => [] }
@@ -97,6 +119,15 @@ module ChipgymWorker
       merged["markers"].concat(markers.first(max_markers - merged["markers"].size))
     end
     { "status" => "ok", "error" => "", "categories" => categories }
+  end
+
+  # The report database of a deck that reports to $output, taken from memory: _finish would write it to
+  # REPORT to be parsed back (together about a third of a small deck's time). _finish then writes nothing.
+  def report_in_memory(engine)
+    file = engine.instance_variable_get(:@output_rdb_file)
+    return nil unless file.is_a?(String) && engine._make_path(file) == REPORT
+    engine.instance_variable_set(:@output_rdb_file, nil)
+    engine.instance_variable_get(:@output_rdb)
   end
 
   # Runs the deck on one layout, as `klayout -b -r deck.drc -rd input=LAYOUT -rd output=REPORT` would.
@@ -111,14 +142,19 @@ module ChipgymWorker
       engine.instance_eval(deck, "deck.drc")
       source = engine.instance_variable_get(:@def_source)
       dbu = source.layout.dbu if source
+      rdb = report_in_memory(engine)
       engine._finish
     rescue SyntaxError, ScriptError => e
       return failure("compile", error_text(e))
     rescue Exception => e
       return failure("runtime", error_text(e))
     end
-    return failure("no_report", "the deck wrote no report to $output (call report(title, $output))") unless File.exist?(REPORT)
-    read_report(dbu, max_markers)
+    unless rdb
+      return failure("no_report", "the deck wrote no report to $output (call report(title, $output))") unless File.exist?(REPORT)
+      rdb = RBA::ReportDatabase.new("")
+      rdb.load(REPORT)
+    end
+    read_report(rdb, dbu, max_markers)
   rescue Exception => e
     failure("runtime", "reading the report failed: #{error_text(e)}")
   end
@@ -154,23 +190,36 @@ module ChipgymWorker
     failure("runtime", "gds: KLayout cannot read it (#{e.class}: #{e.message[0, 300]})")
   end
 
-  # Kills every process in the sandbox but this one; true when none is left.
-  def kill_others
-    1000.times do
-      others = Dir.children("/proc").grep(/\A\d+\z/).map(&:to_i) - [Process.pid]
-      return true if others.empty?
-      Process.kill(:KILL, -1) rescue nil
-      loop { Process.wait(-1, Process::WNOHANG) or break } rescue nil
-      sleep 0.001
-    end
-    false
+  # The sandbox's processes but this one and those in `keep`.
+  def others(keep)
+    Dir.children("/proc").grep(/\A\d+\z/).map(&:to_i) - [Process.pid] - keep
   end
 
-  # Kills the child and everything it started, and closes its pipes.
-  def discard(child)
-    alone = kill_others
+  # Kills every process in the sandbox but this one (no process can run again once this returns: a fork
+  # under way gets the signal too), and closes the child's pipes.
+  def kill_all(child)
+    Process.kill(:KILL, -1) rescue nil
     [child.job, child.done].each { |io| io.close rescue nil } if child
-    alone
+  end
+
+  # Waits until the killed processes are gone (reaped, they are out of /proc), killing again any that is
+  # not; true when none is left but those in `keep`.
+  def reap(keep = [])
+    deadline = now + REAP_SECONDS
+    loop do
+      loop { Process.wait(-1, Process::WNOHANG) or break } rescue nil
+      left = others(keep)
+      return true if left.empty?
+      return false if now > deadline
+      left.each { |pid| Process.kill(:KILL, pid) rescue nil }
+      sleep 0.0002
+    end
+  end
+
+  # Kills the child and everything it started; true when none of it is left.
+  def discard(child)
+    kill_all(child)
+    reap
   end
 
   # Empties /tmp (a deck may have filled it, locked its folders or changed its mode); true when it is as new.
@@ -200,18 +249,21 @@ module ChipgymWorker
 
   # A fresh fork that runs one job: its header, then one layout per line on its own pipe. It writes each
   # result to chipgym on `results` and one byte to this process on its `done` pipe.
+  # It may be forked while the last job's processes are still dying (killed, they run nothing) and before
+  # /tmp is wiped: it touches /tmp only once its job's header has come, which the pool sends only once the
+  # worker has said that the sandbox is clean.
   def fork_child(proto, results)
     job_reader, job_writer = IO.pipe
     done_reader, done_writer = IO.pipe
     pid = fork do
       [job_writer, done_reader, proto].each(&:close)
       STDIN.reopen(File::NULL)
-      STDOUT.reopen(LOG, "w")
-      STDERR.reopen(STDOUT)
       File.write("/proc/self/oom_score_adj", "1000") rescue nil  # the sandbox's OOM killer takes the deck first
       # KLayout's _finish forces two full garbage collections; this process is discarded after the deck.
       GC.singleton_class.send(:define_method, :start) { |*_args, **_kw| nil }
       header = JSON.parse(job_reader.gets)
+      STDOUT.reopen(LOG, "w")
+      STDERR.reopen(STDOUT)
       deck = header["kind"] == "deck" ? File.read(header["deck"]) : nil
       while (line = job_reader.gets)
         layout = JSON.parse(line)
@@ -226,6 +278,27 @@ module ChipgymWorker
     Child.new(pid, job_writer, done_reader, false)
   end
 
+  # Runs WARM_UP once on a layout drawn here (a box on 1/0 beside one on 2/0), then leaves /tmp as it was.
+  def warm_up(tmp_mode)
+    layout = RBA::Layout.new
+    layout.dbu = 0.001
+    top = layout.create_cell("TOP")
+    top.shapes(layout.layer(1, 0)).insert(RBA::Box.new(0, 0, 80, 2000))
+    top.shapes(layout.layer(2, 0)).insert(RBA::Box.new(40, 0, 1000, 1000))
+    layout.write(WARM_UP_LAYOUT)
+    run_deck(WARM_UP, WARM_UP_LAYOUT, 10)
+    $input = $output = nil
+    wipe_tmp(tmp_mode)
+  end
+
+  # fork_child, or nil while the processes being killed still fill the sandbox's process limit (the first
+  # layout of the next job forks then).
+  def fork_spare(proto, results)
+    fork_child(proto, results)
+  rescue SystemCallError
+    nil
+  end
+
   def serve
     proto = STDOUT.dup
     proto.sync = true
@@ -235,6 +308,7 @@ module ChipgymWorker
     make_undumpable
     ignore_signals
     tmp_mode = File.stat("/tmp").mode & 0o7777
+    warm_up(tmp_mode)
     proto.puts(JSON.generate({ "ready" => true, "klayout" => RBA::Application.instance.version }))
     child = fork_child(proto, results)
     header = nil
@@ -280,11 +354,12 @@ module ChipgymWorker
         discard(child)
         child = current = deadline = nil
         proto.puts(JSON.generate({ "killed" => true }))
-      when "end"
-        alone = discard(child)
-        child = current = deadline = header = nil
+      when "end"  # the next child is forked while this one's processes die
+        kill_all(child)
+        child = fork_spare(proto, results)
+        current = deadline = header = nil
+        alone = reap(child ? [child.pid] : [])
         proto.puts(JSON.generate({ "end" => true, "clean" => alone && wipe_tmp(tmp_mode) }))
-        child = fork_child(proto, results)
       end
     end
   end
