@@ -190,36 +190,25 @@ module ChipgymWorker
     failure("runtime", "gds: KLayout cannot read it (#{e.class}: #{e.message[0, 300]})")
   end
 
-  # The sandbox's processes but this one and those in `keep`.
-  def others(keep)
-    Dir.children("/proc").grep(/\A\d+\z/).map(&:to_i) - [Process.pid] - keep
-  end
-
-  # Kills every process in the sandbox but this one (no process can run again once this returns: a fork
-  # under way gets the signal too), and closes the child's pipes.
-  def kill_all(child)
-    Process.kill(:KILL, -1) rescue nil
-    [child.job, child.done].each { |io| io.close rescue nil } if child
-  end
-
-  # Waits until the killed processes are gone (reaped, they are out of /proc), killing again any that is
-  # not; true when none is left but those in `keep`.
-  def reap(keep = [])
+  # Kills every process in the sandbox but this one, until none is left (reaped, they are out of /proc);
+  # true when none is, within REAP_SECONDS.
+  def kill_others
     deadline = now + REAP_SECONDS
     loop do
-      loop { Process.wait(-1, Process::WNOHANG) or break } rescue nil
-      left = others(keep)
-      return true if left.empty?
+      others = Dir.children("/proc").grep(/\A\d+\z/).map(&:to_i) - [Process.pid]
+      return true if others.empty?
       return false if now > deadline
-      left.each { |pid| Process.kill(:KILL, pid) rescue nil }
+      Process.kill(:KILL, -1) rescue nil
+      loop { Process.wait(-1, Process::WNOHANG) or break } rescue nil
       sleep 0.0002
     end
   end
 
-  # Kills the child and everything it started; true when none of it is left.
+  # Kills the child and everything it started, and closes its pipes.
   def discard(child)
-    kill_all(child)
-    reap
+    alone = kill_others
+    [child.job, child.done].each { |io| io.close rescue nil } if child
+    alone
   end
 
   # Empties /tmp (a deck may have filled it, locked its folders or changed its mode); true when it is as new.
@@ -249,21 +238,18 @@ module ChipgymWorker
 
   # A fresh fork that runs one job: its header, then one layout per line on its own pipe. It writes each
   # result to chipgym on `results` and one byte to this process on its `done` pipe.
-  # It may be forked while the last job's processes are still dying (killed, they run nothing) and before
-  # /tmp is wiped: it touches /tmp only once its job's header has come, which the pool sends only once the
-  # worker has said that the sandbox is clean.
   def fork_child(proto, results)
     job_reader, job_writer = IO.pipe
     done_reader, done_writer = IO.pipe
     pid = fork do
       [job_writer, done_reader, proto].each(&:close)
       STDIN.reopen(File::NULL)
+      STDOUT.reopen(LOG, "w")
+      STDERR.reopen(STDOUT)
       File.write("/proc/self/oom_score_adj", "1000") rescue nil  # the sandbox's OOM killer takes the deck first
       # KLayout's _finish forces two full garbage collections; this process is discarded after the deck.
       GC.singleton_class.send(:define_method, :start) { |*_args, **_kw| nil }
       header = JSON.parse(job_reader.gets)
-      STDOUT.reopen(LOG, "w")
-      STDERR.reopen(STDOUT)
       deck = header["kind"] == "deck" ? File.read(header["deck"]) : nil
       while (line = job_reader.gets)
         layout = JSON.parse(line)
@@ -289,14 +275,6 @@ module ChipgymWorker
     run_deck(WARM_UP, WARM_UP_LAYOUT, 10)
     $input = $output = nil
     wipe_tmp(tmp_mode)
-  end
-
-  # fork_child, or nil while the processes being killed still fill the sandbox's process limit (the first
-  # layout of the next job forks then).
-  def fork_spare(proto, results)
-    fork_child(proto, results)
-  rescue SystemCallError
-    nil
   end
 
   def serve
@@ -354,12 +332,11 @@ module ChipgymWorker
         discard(child)
         child = current = deadline = nil
         proto.puts(JSON.generate({ "killed" => true }))
-      when "end"  # the next child is forked while this one's processes die
-        kill_all(child)
-        child = fork_spare(proto, results)
-        current = deadline = header = nil
-        alone = reap(child ? [child.pid] : [])
+      when "end"
+        alone = discard(child)
+        child = current = deadline = header = nil
         proto.puts(JSON.generate({ "end" => true, "clean" => alone && wipe_tmp(tmp_mode) }))
+        child = fork_child(proto, results)
       end
     end
   end
