@@ -2,8 +2,9 @@
 
 Measures, in one run (figures are meant as ratios taken side by side on the same machine):
   1. suite: every task's gold deck on all its hidden layouts in one `DrcPool(workers=2, cache=DrcCache(size=0))`
-     `run_batch`, no cache: decks, layouts, wall time, layouts/s, ms per layout, and how many verdicts (any marker
-     per category) agree with the task's labels;
+     `run_batch`, no cache: decks, layouts, wall time, layouts/s, ms per layout, how many verdicts (any marker
+     per category) agree with the task's labels, and the target check (TARGET layouts/s, PROJECTED layouts in
+     at most TARGET_SECONDS);
   2. plain: a seeded sample of (deck, layout) pairs, each one `klayout -b -r deck -rd input=... -rd output=...`
      process as a plain user would run it, 2 at a time: time per layout, that extrapolated to the suite, the
      pool's speedup, and whether the pool and the plain runs give the same verdicts on the sample;
@@ -11,11 +12,13 @@ Measures, in one run (figures are meant as ratios taken side by side on the same
      per-layout and per-job cost of a trivial deck on a tiny layout (fork, IPC, engine start, empty report),
      deck variants on the suite's own layouts (no source, source only, source + report, the gold deck) whose
      differences give GDS read, report write+read and the deck's own checks, one deck on layouts of increasing
-     size, and the Python side (run_batch's wall time against the time the workers report inside KLayout);
+     size, the Python side (run_batch's wall time against the time the workers report inside KLayout), and the
+     fork and kill-and-reap of a KLayout process (what every job costs), timed by a Ruby probe in plain KLayout;
   4. cli: the one-shot `chipgym drc grade PROBLEM_DIR DECK`, cold, in a subprocess, on one task written with
-     `write_rule2drc`, with timestamps of its import, pool start, first run and close.
+     `write_rule2drc`, against CLI_SECONDS, with timestamps of its import, pool start, first run and close.
 
-Run: .venv/bin/python benchmarks/drc_suite.py [--suite drc-v0] [--sample 20] [--seed 2026] [--quick]
+Run: .venv/bin/python benchmarks/drc_suite.py [--suite NAME] [--sample 20] [--seed 2026] [--quick]
+     (--suite: any registered suite, chipgym.tasks.drc.suites.suite_names(); drc-v0 by default)
      (--quick: the first 30 tasks only, a smaller profile)
 """
 
@@ -39,12 +42,17 @@ import numpy as np
 from chipgym.engines.klayout import DrcCache, DrcJob, DrcPool, DrcResult, DrcStatus
 from chipgym.tasks.drc.load import load_tasks
 from chipgym.tasks.drc.rule2drc import write_rule2drc
+from chipgym.tasks.drc.suites import suite_names
 from chipgym.tasks.drc.task import DrcTask
 
 sys.path.insert(0, str(Path(__file__).parent))
 from drc_engine import plain_klayout  # noqa: E402
 
 WORKERS = 2
+TARGET = 514  # layouts per second: twice issue 14's baseline of 257
+PROJECTED = 14_000  # layouts of drc-v1
+TARGET_SECONDS = 30.0
+CLI_SECONDS = 3.0  # the cold one-deck `chipgym drc grade`
 TRIVIAL = 'source($input)\nreport("trivial", $output)\n'
 VARIANTS = {  # deck variants for the profile, each run on the same layouts
     "empty deck (no source, no report)": "",
@@ -54,6 +62,22 @@ VARIANTS = {  # deck variants for the profile, each run on the same layouts
 SIZED_DECK = ('source($input)\nreport("sized", $output)\nm = input(68, 20)\n'
               'm.width(0.14).output("w", "width")\nm.space(0.14).output("s", "space")\n')
 READ_DECK = 'source($input)\nreport("read", $output)\ninput(68, 20).count\n'
+FORK_PROBE = r"""
+def now; Process.clock_gettime(Process::CLOCK_MONOTONIC); end
+forks, reaps = [], []
+21.times do
+  reader, writer = IO.pipe
+  start = now
+  pid = fork { reader.close; writer.write("."); sleep 60 }
+  forks << now - start
+  writer.close; reader.read(1); reader.close
+  start = now
+  Process.kill(:KILL, pid); Process.wait(pid)
+  reaps << now - start
+end
+rss = File.read("/proc/self/status")[/RssAnon:\s+(\d+)/, 1].to_i >> 10
+puts "#{forks.sort[10]} #{reaps.sort[10]} #{rss}"
+"""
 CLI_PROBE = r"""
 import sys, time
 t0 = time.perf_counter()
@@ -152,7 +176,17 @@ def suite_run(pool: DrcPool, tasks: list[DrcTask]) -> tuple[float, list[list[Drc
     print(f"suite time inside KLayout (sum of DrcResult.seconds): {busy:.2f} s, {ms(busy / layouts)} per layout")
     print(f"suite outside KLayout per layout per worker (wall x workers - inside) / layouts: "
           f"{ms((wall * WORKERS - busy) / layouts)}")
+    target_check(layouts / wall)
     return wall, results
+
+
+def target_check(rate: float) -> None:
+    """The suite's rate against the issue's targets, and the time it projects for drc-v1's size."""
+    projected = PROJECTED / rate
+    print(f"target layouts per second: {rate:.1f} against {TARGET} ({'met' if rate >= TARGET else 'NOT met'}, "
+          f"{rate / TARGET:.2f}x)")
+    print(f"target projected for {PROJECTED} layouts at this rate: {projected:.1f} s against {TARGET_SECONDS:.0f} s "
+          f"({'met' if projected <= TARGET_SECONDS else 'NOT met'})")
 
 
 def plain_run(tasks: list[DrcTask], results: list[list[DrcResult]], sample: int, seed: int, suite_wall: float):
@@ -205,7 +239,7 @@ def profile(pool: DrcPool, tasks: list[DrcTask], suite_results: list[list[DrcRes
     first_extra = (inside(res_short) - inside(res_long)) / n
     print(f"profile   of which the first layout's extra time inside KLayout (a fresh fork's first deck): "
           f"{ms(first_extra)}")
-    print(f"profile   the rest (end message, kill_others, wipe_tmp, fork, Python-side job setup): "
+    print(f"profile   the rest (end message, kill, fork of the next child, reap, wipe_tmp, Python-side job setup): "
           f"{ms(per_job - first_extra)}")
 
     # deck variants on the suite's own layouts (a slice, each run as one job per task as in the suite)
@@ -232,7 +266,8 @@ def profile(pool: DrcPool, tasks: list[DrcTask], suite_results: list[list[DrcRes
     print(f"profile   -> DRC engine start/finish + pool round trip (empty deck): {ms(w_empty * per)}")
     print(f"profile   -> GDS read (source only - empty): {ms((w_src - w_empty) * per)} wall, "
           f"{ms((i_src - i_empty) / count)} inside")
-    print(f"profile   -> report write + read back (source + report - source only): {ms((w_rep - w_src) * per)} wall, "
+    print(f"profile   -> the report database, made and read from memory (source + report - source only): "
+          f"{ms((w_rep - w_src) * per)} wall, "
           f"{ms((i_rep - i_src) / count)} inside")
     print(f"profile   -> the gold decks' own checks (gold - source + report): {ms((w_gold - w_rep) * per)} wall, "
           f"{ms((i_gold - i_rep) / count)} inside")
@@ -276,8 +311,22 @@ def profile(pool: DrcPool, tasks: list[DrcTask], suite_results: list[list[DrcRes
           f"later layouts: {ms(statistics.median(rest))} median")
     print(f"profile first layouts' share of the suite's time inside KLayout: {100 * sum(first) / busy:.0f}% "
           f"for {100 * len(first) / len(all_layouts):.0f}% of the layouts")
-    print("profile not measurable from outside: fork time, worker cleanup (kill_others, wipe_tmp), the split of "
-          "DrcResult.seconds into engine start, deck, _finish and report parsing (needs worker timestamps)")
+    fork_floor(len(suite_results))
+    print("profile not measurable from outside: the split of DrcResult.seconds into engine start, the deck and "
+          "reading its report (needs worker timestamps)")
+
+
+def fork_floor(jobs: int) -> None:
+    """What a fresh fork per job costs at the least: a fork of a KLayout process and the kill and reap of it."""
+    with tempfile.TemporaryDirectory(prefix="chipgym-suite-fork-") as folder:
+        script = Path(folder) / "fork_probe.rb"
+        script.write_text(FORK_PROBE)
+        out = subprocess.run(["klayout", "-b", "-r", str(script)], capture_output=True, text=True, check=True)
+    fork, reap, rss = out.stdout.split()[-3:]
+    per_job = float(fork) + float(reap)
+    print(f"profile fork of a KLayout process ({rss} MiB anonymous memory): {ms(float(fork))}, kill and reap of it: "
+          f"{ms(float(reap))} (medians of 21, plain KLayout outside the sandbox); for the suite's {jobs} jobs: "
+          f"{per_job * jobs:.2f} worker-seconds")
 
 
 def cli_run(task: DrcTask) -> None:
@@ -307,7 +356,8 @@ def cli_run(task: DrcTask) -> None:
     total_import = sum(us for us, name in top if not name.startswith("  "))
     print(f"cli task: {task.id}, {len(task.hidden_testcases)} hidden layouts; output: {plain.stdout.strip()!r} "
           f"(exit {plain.returncode})")
-    print(f"cli cold `chipgym drc grade` wall time: {cold:.2f} s")
+    print(f"cli cold `chipgym drc grade` wall time: {cold:.2f} s against {CLI_SECONDS:.0f} s "
+          f"({'met' if cold <= CLI_SECONDS else 'NOT met'})")
     print(f"cli python interpreter start (python -c pass): {interpreter:.2f} s")
     print(f"cli imports (-X importtime, top level, cumulative): {total_import / 1e6:.2f} s; heaviest:")
     for us, name in sorted(top, reverse=True)[:6]:
@@ -334,7 +384,7 @@ def cli_run(task: DrcTask) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="drc-v0")
+    parser.add_argument("--suite", default="drc-v0", choices=suite_names())
     parser.add_argument("--sample", type=int, default=20, help="(deck, layout) pairs run as plain klayout")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--quick", action="store_true", help="the first 30 tasks only, a smaller profile")

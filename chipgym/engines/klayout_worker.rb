@@ -10,8 +10,11 @@
 #   {"nonce": HEX, "status": ..., "error": ..., "categories": {NAME: {"count": C, "markers": [...]}}, "seconds": S}
 #
 # This process never reads a deck, a layout or a result: each deck runs in a fresh fork of it, so what one
-# deck saw or computed is never in the memory the next deck is forked from. As pid 1 with every signal
-# ignored it cannot be killed or stopped from inside the sandbox, so it enforces the per-layout time limit.
+# deck saw or computed is never in the memory the next deck is forked from. Before it says it is ready it
+# runs one deck of its own (WARM_UP, on a layout it draws itself), so that each fork starts with KLayout's
+# and Ruby's lazily built state in place instead of building it again on its first layout. As pid 1 with
+# every signal ignored it cannot be killed or stopped from inside the sandbox, so it enforces the per-layout
+# time limit.
 require 'json'
 require 'fiddle'
 require 'fileutils'
@@ -22,6 +25,21 @@ module ChipgymWorker
   LIBC = Fiddle.dlopen(nil)
   SIG_IGN = 1
   KEEP_SIGNALS = [9, 17, 19, 26]  # KILL, CHLD, STOP (cannot be changed) and VTALRM (Ruby's thread timer)
+  REAP_SECONDS = 1.0  # the longest the processes a deck left behind may take to die
+  WARM_UP_LAYOUT = "/tmp/warm-up.gds"
+  WARM_UP = <<~DECK
+    source($input)
+    report("warm-up", $output)
+    a = input(1, 0)
+    b = input(2, 0)
+    a.width(0.1).output("width", "width")
+    a.space(0.1, projection).output("space", "space")
+    a.enclosing(b, 0.1).output("enclosing", "enclosing")
+    a.separation(b, 0.1).output("separation", "separation")
+    (a & b).output("and", "and")
+    (a - b.sized(0.05)).with_area(0, 1).output("area", "area")
+    a.edges.with_length(0, 1).output("edges", "edges")
+  DECK
 
   module_function
 
@@ -59,6 +77,12 @@ module ChipgymWorker
     points.flat_map { |p| [(p.x / dbu).round, (p.y / dbu).round] }
   end
 
+  # A value as a report file holds it: written as text and parsed back (which, for one, puts the lesser
+  # edge of a symmetric edge pair first), so markers read from memory are those read from the file.
+  def as_saved(value)
+    RBA::RdbItemValue.from_s(value.to_s)
+  end
+
   def marker(value, dbu)
     if value.is_polygon?
       poly = value.polygon
@@ -80,16 +104,14 @@ module ChipgymWorker
     end
   end
 
-  def read_report(dbu, max_markers)
-    rdb = RBA::ReportDatabase.new("")
-    rdb.load(REPORT)
+  def read_report(rdb, dbu, max_markers)
     categories = {}
     rdb.each_category do |cat|
       count = 0
       markers = []
       rdb.each_item_per_category(cat.rdb_id) do |item|
         count += 1
-        item.each_value { |v| markers << marker(v, dbu) } if markers.size < max_markers
+        item.each_value { |v| markers << marker(as_saved(v), dbu) } if markers.size < max_markers
       end
       # Two outputs to one category name make two categories of that name: count them as one.
       merged = categories[cat.name] ||= { "count" => 0, "markers" => [] }
@@ -97,6 +119,15 @@ module ChipgymWorker
       merged["markers"].concat(markers.first(max_markers - merged["markers"].size))
     end
     { "status" => "ok", "error" => "", "categories" => categories }
+  end
+
+  # The report database of a deck that reports to $output, taken from memory: _finish would write it to
+  # REPORT to be parsed back (together about a third of a small deck's time). _finish then writes nothing.
+  def report_in_memory(engine)
+    file = engine.instance_variable_get(:@output_rdb_file)
+    return nil unless file.is_a?(String) && engine._make_path(file) == REPORT
+    engine.instance_variable_set(:@output_rdb_file, nil)
+    engine.instance_variable_get(:@output_rdb)
   end
 
   # Runs the deck on one layout, as `klayout -b -r deck.drc -rd input=LAYOUT -rd output=REPORT` would.
@@ -111,14 +142,19 @@ module ChipgymWorker
       engine.instance_eval(deck, "deck.drc")
       source = engine.instance_variable_get(:@def_source)
       dbu = source.layout.dbu if source
+      rdb = report_in_memory(engine)
       engine._finish
     rescue SyntaxError, ScriptError => e
       return failure("compile", error_text(e))
     rescue Exception => e
       return failure("runtime", error_text(e))
     end
-    return failure("no_report", "the deck wrote no report to $output (call report(title, $output))") unless File.exist?(REPORT)
-    read_report(dbu, max_markers)
+    unless rdb
+      return failure("no_report", "the deck wrote no report to $output (call report(title, $output))") unless File.exist?(REPORT)
+      rdb = RBA::ReportDatabase.new("")
+      rdb.load(REPORT)
+    end
+    read_report(rdb, dbu, max_markers)
   rescue Exception => e
     failure("runtime", "reading the report failed: #{error_text(e)}")
   end
@@ -154,16 +190,18 @@ module ChipgymWorker
     failure("runtime", "gds: KLayout cannot read it (#{e.class}: #{e.message[0, 300]})")
   end
 
-  # Kills every process in the sandbox but this one; true when none is left.
+  # Kills every process in the sandbox but this one, until none is left (reaped, they are out of /proc);
+  # true when none is, within REAP_SECONDS.
   def kill_others
-    1000.times do
+    deadline = now + REAP_SECONDS
+    loop do
       others = Dir.children("/proc").grep(/\A\d+\z/).map(&:to_i) - [Process.pid]
       return true if others.empty?
+      return false if now > deadline
       Process.kill(:KILL, -1) rescue nil
       loop { Process.wait(-1, Process::WNOHANG) or break } rescue nil
-      sleep 0.001
+      sleep 0.0002
     end
-    false
   end
 
   # Kills the child and everything it started, and closes its pipes.
@@ -226,6 +264,19 @@ module ChipgymWorker
     Child.new(pid, job_writer, done_reader, false)
   end
 
+  # Runs WARM_UP once on a layout drawn here (a box on 1/0 beside one on 2/0), then leaves /tmp as it was.
+  def warm_up(tmp_mode)
+    layout = RBA::Layout.new
+    layout.dbu = 0.001
+    top = layout.create_cell("TOP")
+    top.shapes(layout.layer(1, 0)).insert(RBA::Box.new(0, 0, 80, 2000))
+    top.shapes(layout.layer(2, 0)).insert(RBA::Box.new(40, 0, 1000, 1000))
+    layout.write(WARM_UP_LAYOUT)
+    run_deck(WARM_UP, WARM_UP_LAYOUT, 10)
+    $input = $output = nil
+    wipe_tmp(tmp_mode)
+  end
+
   def serve
     proto = STDOUT.dup
     proto.sync = true
@@ -235,6 +286,7 @@ module ChipgymWorker
     make_undumpable
     ignore_signals
     tmp_mode = File.stat("/tmp").mode & 0o7777
+    warm_up(tmp_mode)
     proto.puts(JSON.generate({ "ready" => true, "klayout" => RBA::Application.instance.version }))
     child = fork_child(proto, results)
     header = nil

@@ -35,6 +35,29 @@ def test_pool_agrees_with_a_plain_klayout_run(pool, layouts, tmp_path):
     assert [r.counts for r in results] == [klayout_counts(deck, layouts[n], tmp_path / f"{n}.lyrdb") for n in names]
 
 
+ODD_NAMES_DECK = WIDTH_SPACE_DECK.replace('"m1.1"', '"it\'s a \\\\ name"').replace('"m1_2"', '"m 1.2"')
+
+
+def test_the_report_read_from_memory_matches_the_file_klayout_writes(pool, layouts, tmp_path):
+    """Category names that KLayout quotes in its file, two outputs to one name, markers: the same as plain klayout."""
+    deck = ODD_NAMES_DECK + 'input(1, 0).space(0.2).output("m 1.2", "again")\n'
+    (tmp_path / "deck.drc").write_text(deck)
+    names = ["narrow", "close", "clean"]
+    results = pool.run(deck, [layouts[n] for n in names])
+    plain = [klayout_counts(tmp_path / "deck.drc", layouts[n], tmp_path / f"{n}.lyrdb") for n in names]
+    assert [r.counts for r in results] == plain
+    assert set(plain[0]) == {"it's a \\ name", "m 1.2"}
+
+
+def test_a_report_written_without_report_is_read_from_its_file(pool, layouts):
+    deck = ('rdb = RBA::ReportDatabase.new("own")\nrdb.create_category("own")\nrdb.save($output)\n'
+            'source($input)\nreport("elsewhere", "/tmp/elsewhere.lyrdb")\ninput(1, 0).output("lost")\n')
+    [own] = pool.run(deck, [layouts["narrow"]])
+    [elsewhere] = pool.run(deck.split("\n", 3)[3], [layouts["narrow"]])
+    assert own.counts == {"own": 0}
+    assert elsewhere.status is DrcStatus.NO_REPORT
+
+
 def test_markers_are_in_database_units(pool, layouts):
     [result] = pool.run(WIDTH_SPACE_DECK, [layouts["narrow"]])
     [marker] = result.categories["m1.1"].markers
