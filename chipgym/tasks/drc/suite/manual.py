@@ -10,7 +10,7 @@ exemption clause ("Rule exempted inside areaid.ce.") where the rule has one.
 >>> "m1.1" in text and "met1" in text and "0.14" in text
 True
 >>> zone_clause(random.Random(0), "not_inside", "diff", "areaid_ce")
-'Diff lying entirely inside areaid.ce is exempt.'
+'Periphery only: diff fully inside areaid.ce is not checked.'
 """
 from __future__ import annotations
 
