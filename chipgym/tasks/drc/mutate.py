@@ -5,13 +5,14 @@ Operators (on the code part of a deck, never inside strings or comments):
 * ``threshold``   every numeric literal +-1 dbu (0.001) and +-10 %, integers +-1;
 * ``operation``   a check replaced by a related one (width<->space, enclosing<->overlap, ...);
 * ``swap_layers`` the two layers of a two-layer operation exchanged;
-* ``metric``      the distance metric changed (euclidian -> projection, projection -> euclidian, ...);
+* ``metric``      each distance check under each other metric (euclidian, projection, square);
 * ``drop_rule``   one ``.output`` line, or one operand of ``.or(...)`` / ``(a + b)``, removed;
 * ``category``    one output category renamed.
 
 A mutant is *killed* when its verdict (>= 1 marker or none, per category) differs from
 the gold deck's on some hidden layout, *equivalent* when it agrees with gold on the
-hidden, public and extra layouts (extra: every shape of every testcase shifted by
+hidden, public and extra layouts (extra: probes around the task's thresholds where the metrics, line
+ends and extensions disagree (:func:`probe_scenes`), and every shape of every testcase shifted by
 +-1 dbu in x and y, and whole layouts scaled by 0.9 / 1.1), *invalid* when it raises
 an error where gold does not, and *survived* otherwise.  The score of a set of tasks
 is killed / (killed + survived).
@@ -22,6 +23,8 @@ is killed / (killed + survived).
 """
 from __future__ import annotations
 
+import itertools
+import math
 import random
 import re
 import tempfile
@@ -33,7 +36,7 @@ from typing import Iterable, Literal, Sequence
 import gdstk
 
 from chipgym.tasks.drc.runner import RunDecks, Verdict
-from chipgym.tasks.drc.suite.layouts import Scene, Shape, scene_gds
+from chipgym.tasks.drc.suite.layouts import Scene, Shape, rect, scene_gds
 from chipgym.tasks.drc.task import DrcTask
 
 Status = Literal["killed", "survived", "equivalent", "invalid"]
@@ -62,6 +65,7 @@ TWO_LAYER = (
 changes no verdict, so those are not mutated)."""
 METRIC_CHECKS = ("width", "space", "notch", "isolated", "iso", "separation", "sep", "enclosing", "enc", "enclosed",
                  "overlap")
+METRICS = ("euclidian", "projection", "square")
 
 
 @dataclass(frozen=True)
@@ -161,17 +165,18 @@ def swap_layer_mutants(deck: str) -> list[Mutant]:
 
 
 def metric_mutants(deck: str) -> list[Mutant]:
+    """Each distance check under each other metric (no metric argument means euclidian)."""
     code, out = _mask(deck), []
     for m in re.finditer(r"\.(" + "|".join(METRIC_CHECKS) + r")\(", code):
         close = _closing(code, m.end() - 1)
         args = code[m.end() : close]
-        for old, new in (("projection", "euclidian"), ("euclidian", "projection"), ("square", "projection")):
-            if re.search(rf"\b{old}\b(?!_)", args):
-                new_args = re.sub(rf"\b{old}\b(?!_)", new, args, count=1)
-                break
-        else:
-            new_args = args + ", projection"
-        out.append(Mutant("metric", f".{m.group(1)}({args}) -> ({new_args})", _splice(deck, m.end(), close, new_args)))
+        current = next((metric for metric in METRICS if re.search(rf"\b{metric}\b(?!_)", args)), None)
+        for new in METRICS:
+            if new == (current or "euclidian"):
+                continue
+            new_args = re.sub(rf"\b{current}\b(?!_)", new, args, count=1) if current else f"{args}, {new}"
+            out.append(Mutant("metric", f".{m.group(1)}({args}) -> ({new_args})",
+                              _splice(deck, m.end(), close, new_args)))
     return out
 
 
@@ -237,15 +242,50 @@ def jitter(scene: Scene) -> list[Scene]:
     return out
 
 
+def probe_scenes(task: DrcTask, lengths: int = 2, layers: int = 3) -> list[Scene]:
+    """Layouts on which the distance metrics, line ends and extensions disagree, around the task's length
+    thresholds (the first ``lengths`` of 5 nm to 2 um) on its first ``layers`` layers and their ordered pairs:
+    shapes facing corner to corner, two squares pinched at a corner, a line end facing a wide shape, one
+    layer covering another with a margin just under the threshold on one side, and one crossing another."""
+    names = list(task.layers)[:layers]
+    found = sorted({round(v * 1000) for v in task.thresholds.values() if 0.005 <= v <= 2})[:lengths]
+    scenes = []
+    for t in found:
+        diagonal = (round(t / math.sqrt(2)) - 2, round(t / math.sqrt(2)) + 2, t - 2)
+        for a, b in [(a, a) for a in names] + list(itertools.permutations(names, 2)):
+            scenes += [Scene(f"p{t}_{a}_{b}_corner{g}", _corner_pair(a, b, g)) for g in diagonal]
+            scenes += [Scene(f"p{t}_{a}_{b}_pinch{o}", _corner_pair(a, b, -o)) for o in diagonal + (t + 2,)]
+            if a == b:
+                line = max(t // 2, 10)
+                scenes += [Scene(f"p{t}_{a}_eol{g}", rect(a, 0, 0, line, 1000) + rect(a, -600, 1000 + g, 600, 1600))
+                           for g in (t - 2, t + 2)]
+                continue
+            scenes.append(Scene(f"p{t}_{a}_{b}_cover", rect(a, 0, 0, 400, 400)
+                                + rect(b, -t - 2, -t + 2, 400 + t + 2, 400 + t + 2)))
+            scenes += [Scene(f"p{t}_{a}_{b}_cross{e}", rect(b, 0, 0, 1000, 1000) + rect(a, 300, -e, 500, 1000 + e))
+                       for e in (t - 2, t + 2)]
+    return scenes
+
+
+def _corner_pair(a: str, b: str, gap: int) -> tuple[Shape, ...]:
+    """A 600 nm square of ``a`` and one of ``b`` off its top-right corner by ``gap`` in x and y (< 0: overlapping)."""
+    return rect(a, 0, 0, 600, 600) + rect(b, 600 + gap, 600 + gap, 1200 + gap, 1200 + gap)
+
+
 def extra_layouts(task: DrcTask, limit: int, seed: int = 0) -> list[tuple[str, bytes]]:
-    """Up to ``limit`` jittered variants of the task's testcases (deterministic sample)."""
+    """Up to ``limit`` layouts beyond the task's own: a third are :func:`probe_scenes`, the rest jittered
+    variants of its testcases (a deterministic sample of each)."""
     if limit <= 0:
         return []
-    scenes = [s for case in task.public_examples + task.hidden_testcases
-              for s in jitter(gds_scene(case.name, case.gds_bytes()))]
-    scenes = random.Random(seed).sample(scenes, min(limit, len(scenes)))
-    layers = {s.layer: tuple(map(int, s.layer.split("/"))) for scene in scenes for s in scene.shapes}
-    return [(s.name, scene_gds(s, layers)) for s in scenes]
+    rng = random.Random(seed)
+    probes = probe_scenes(task)
+    probes = rng.sample(probes, min(limit // 3, len(probes)))
+    jittered = [s for case in task.public_examples + task.hidden_testcases
+                for s in jitter(gds_scene(case.name, case.gds_bytes()))]
+    scenes = probes + rng.sample(jittered, min(limit - len(probes), len(jittered)))
+    layers = {s.layer: tuple(map(int, s.layer.split("/"))) for scene in scenes for s in scene.shapes
+              if s.layer not in task.layers}
+    return [(s.name, scene_gds(s, {**task.layers, **layers})) for s in scenes]
 
 
 def _verdict(v: Verdict, categories: Sequence[str]) -> tuple[int, ...] | None:

@@ -1,0 +1,4 @@
+"""``python -m chipgym``: the ``chipgym`` command."""
+from chipgym.cli import main
+
+raise SystemExit(main())
