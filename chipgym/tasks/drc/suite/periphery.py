@@ -481,8 +481,7 @@ def adjacent_scenes(tag: str, inner: str, outer: str, t: int, size: int = 170) -
     for d, sfx in DELTAS:
         k = math.floor((t + d) / math.sqrt(2)) if d < 0 else math.ceil((t + d) / math.sqrt(2))
         notch = rect(outer, -k, -big, size + big, size + big) + rect(outer, -big, -k, size + big, size + big)
-        out.append(Scene(f"{tag}_adj_notch_{sfx}", notch + rect(outer, -big, -big, size + big, -k)
-                         + rect(inner, 0, 0, size, size)))
+        out.append(Scene(f"{tag}_adj_notch_{sfx}", notch + rect(inner, 0, 0, size, size)))
     return out
 
 
