@@ -41,9 +41,10 @@ def run_decks(args) -> int:
 
 def grade_deck(args) -> int:
     """One deck on one problem, or many: every deck of a folder on the problem it names."""
-    from chipgym.scoring.drc import gold_results, grade_many
+    from chipgym.scoring.drc import check_metric, gold_results, grade_many
     from chipgym.tasks.drc.rule2drc import load_rule2drc
 
+    check_metric(args.metric, markers=args.mode == "markers")
     folder = load_rule2drc(args.problem, strict=args.strict)
     for issue in folder.issues:
         print(issue, file=sys.stderr)
@@ -55,7 +56,7 @@ def grade_deck(args) -> int:
             gold = {task.id: gold_results(task, task.hidden_testcases, gold_pool) for task in tasks.values()}
     with DrcPool(workers=args.workers, timeout=args.timeout) as pool:
         texts = [(task, deck.read_text()) for task, deck in pairs]
-        grades = grade_many(texts, pool, gold, progress=len(pairs) >= PROGRESS_FROM)
+        grades = grade_many(texts, pool, gold, progress=len(pairs) >= PROGRESS_FROM, metric=args.metric)
     if unavailable := next((g.unavailable for g in grades if g.unavailable), ""):
         raise EngineError(f"grading is unavailable: {unavailable}")
     if Path(args.deck).is_file():
@@ -99,10 +100,14 @@ def _print_grade(task: DrcTask, result: Grade, as_json: bool) -> int:
     if result.precheck:
         print(f"{task.id}: FAIL  precheck: {result.precheck}")
         return 0
-    print(f"{task.id}: {'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, "
-          f"{result.layouts_matched:.0%} of {len(task.hidden_testcases)} layouts matched")
+    print(f"{task.id}: {'PASS' if result.success else 'FAIL'} ({result.metric} metric)  F1 {result.f1:.2f}, "
+          f"{result.layouts_matched:.0%} of {result.n_cases} layouts matched, ran on {result.compile_rate:.0%}")
     if result.error:
         print(f"error class: {result.error}  {result.error_counts} (`chipgym drc run` shows the deck's messages)")
+    if result.extra_categories:
+        print(f"categories the task does not define: {result.extra_categories}")
+    for e in result.errors:
+        print(f"  {e.layout}  {e.error}")
     for m in result.mismatches:
         print(f"  {m.layout}  {m.category}: expected {m.expected}, got {m.got}")
     return 0
@@ -140,8 +145,9 @@ def validate(args) -> int:
             for which, cases in (("hidden", task.hidden_testcases), ("public", task.public_examples)):
                 result = grade_on(cases, task.categories, task.gold_deck, pool)
                 if not result.success:
-                    problems.append(f"{task.id}: the gold deck disagrees with the {which} labels "
-                                    f"({result.error or f'{len(result.mismatches)} mismatches'})")
+                    why = result.error or (f"{len(result.mismatches)} mismatches, "
+                                           f"{result.extra_categories} extra categories")
+                    problems.append(f"{task.id}: the gold deck disagrees with the {which} labels ({why})")
             if lacking := discriminates(task.hidden_testcases, task.categories):
                 problems.append(f"{task.id}: no passing or no failing hidden layout for {lacking}")
         sample = _spread(tasks, args.mutation_tasks)
@@ -207,10 +213,14 @@ def add_commands(commands) -> None:
                        help="the deck to grade, or a folder of decks: {id}.drc or {id}/*.drc for problem id")
     grade.add_argument("--mode", choices=("verdicts", "markers"), default="verdicts",
                        help="verdicts: any marker or none per category (Rule2DRC); markers: the gold deck's geometry")
+    grade.add_argument("--metric", choices=("chipgym", "rule2drc"), default="chipgym",
+                       help="chipgym: stricter (the default); rule2drc: the published evaluator's decisions, "
+                            "see docs/rule2drc.md")
     grade.add_argument("--json", action="store_true", help="print the grade as JSON")
     grade.add_argument("--strict", action="store_true", help="stop at the first problem that does not load")
     grade.add_argument("--workers", type=int, default=2)
-    grade.add_argument("--timeout", type=float, default=20.0)
+    grade.add_argument("--timeout", type=float, default=20.0,
+                       help="seconds for one deck on one layout (default 20; the published evaluator allows 120)")
     grade.set_defaults(handler=grade_deck)
 
     out = drc.add_parser("export", help="write a built-in suite in Rule2DRC format (byte-identical every run)")

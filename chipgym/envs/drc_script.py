@@ -56,8 +56,12 @@ budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_s
   :func:`chipgym.tasks.drc.rule2drc.load_rule2drc`).
 - ``include_docs``: add the KLayout DRC reference (``obs["docs"]``).
 - ``grade``: ``"verdicts"`` (per category: any marker or none, as Rule2DRC) or ``"markers"``.
+- ``metric``: ``"chipgym"`` (the default) or ``"rule2drc"``, the published evaluator's decisions (per-category
+  F1 of 1.0, undefined F1 counted as 0, undefined categories only when they fire, KLayout's quoting of names;
+  ``docs/rule2drc.md``) on the regime's layouts; ``"rule2drc"`` takes ``grade="verdicts"`` only.
 - ``regime``: ``"training"`` or ``"evaluation"`` (above).
-- ``max_steps`` (30), ``max_tests`` (32 test layouts), ``timeout`` (seconds of the deck on one layout).
+- ``max_steps`` (30), ``max_tests`` (32 test layouts), ``timeout`` (seconds of the deck on one layout, 20 by
+  default; the published evaluator allows 120).
 - ``timings``: wall-clock times under ``info["seconds"]``. ``render_mode``: ``"rgb_array"`` (the last layout
   with its markers) or ``"ansi"``.
 
@@ -93,7 +97,7 @@ from chipgym.envs import drc_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.results import Status
-from chipgym.scoring.drc import Grade, compare, precheck
+from chipgym.scoring.drc import Grade, Metric, check_metric, compare, precheck
 from chipgym.tasks.drc import instances
 from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
 from chipgym.tasks.drc.load import load_tasks
@@ -138,6 +142,7 @@ class DrcScriptEnv(TextActionEnv):
         split: Literal["train", "test", "all"] = "train",
         include_docs: bool = False,
         grade: Literal["verdicts", "markers"] = "verdicts",
+        metric: Metric = "chipgym",
         regime: Regime = "training",
         max_steps: int | None = None,
         max_tests: int = 32,
@@ -149,11 +154,14 @@ class DrcScriptEnv(TextActionEnv):
             raise ValueError(f"grade: expected 'verdicts' or 'markers', got {grade!r}")
         if regime not in ("training", "evaluation"):
             raise ValueError(f"regime: expected 'training' or 'evaluation', got {regime!r}")
+        check_metric(metric, markers=grade == "markers")
         super().__init__({"tasks": tasks, "split": split, "include_docs": include_docs, "grade": grade,
-                          "regime": regime, "max_steps": max_steps, "max_tests": max_tests, "timeout": timeout,
-                          "timings": timings, "render_mode": render_mode}, max_steps, timings, render_mode)
+                          "metric": metric, "regime": regime, "max_steps": max_steps, "max_tests": max_tests,
+                          "timeout": timeout, "timings": timings, "render_mode": render_mode},
+                         max_steps, timings, render_mode)
         self.tasks = load_tasks(tasks, split)
         self.grade_mode = grade
+        self.metric = metric
         self.regime = regime
         self.max_tests = max_tests
         self.docs = DOCS_PATH.read_text() if include_docs else None
@@ -266,6 +274,9 @@ class DrcScriptEnv(TextActionEnv):
             self.feedback = f"Submitted: {verdict}."
             return StepOutcome(float(result.success), True, {"grade": {"success": result.success}})
         error = f" Error class on some hidden layouts: {result.error}." if result.error else ""
+        if result.extra_categories:
+            count = result.extra_categories
+            error += f" The deck output {count} categor{'y' if count == 1 else 'ies'} the task does not define."
         if result.precheck:
             error = f" The task itself fails its precheck: {result.precheck}."
         self.feedback = (
@@ -278,12 +289,13 @@ class DrcScriptEnv(TextActionEnv):
     def _grade(self, episode: _Episode) -> Grade:
         """The deck's grade on fresh layouts (training) or the hidden ones in a new order (evaluation)."""
         task = episode.task
-        if (failed := precheck(task)) is not None:
+        if (failed := precheck(task, self.metric)) is not None:
             return failed
         if episode.fresh is not None and (fresh := episode.fresh.result()) is not None:
             cases, gold = fresh
             results = self._grader.run(episode.script, [case.gds for case in cases])
-            return compare(cases, task.categories, results, gold if self.grade_mode == "markers" else None)
+            return compare(cases, task.categories, results, gold if self.grade_mode == "markers" else None,
+                           self.metric)
         order = [int(i) for i in self.np_random.permutation(len(task.hidden_testcases))]
         cases = [task.hidden_testcases[i] for i in order]
         gold = None
@@ -291,7 +303,8 @@ class DrcScriptEnv(TextActionEnv):
             if task.id not in self._gold_hidden:
                 self._gold_hidden[task.id] = self._gold.run(task.gold_deck, [c.gds for c in task.hidden_testcases])
             gold = [self._gold_hidden[task.id][i] for i in order]
-        return compare(cases, task.categories, self._grader.run(episode.script, [case.gds for case in cases]), gold)
+        results = self._grader.run(episode.script, [case.gds for case in cases])
+        return compare(cases, task.categories, results, gold, self.metric)
 
     def _fresh_cases(self, task: DrcTask, seed: int) -> tuple[list[Testcase], list[DrcResult]] | None:
         """Fresh layouts labelled by the gold deck, or None when FRESH_TRIES sets in a row did not discriminate
@@ -373,6 +386,7 @@ def grade_info(result: Grade) -> dict[str, Any]:
         "f1": result.f1,
         "category_f1": {name: score.f1 for name, score in result.categories.items()},
         "mismatch_count": len(result.mismatches),
+        "compile_rate": result.compile_rate,
         "extra_categories": result.extra_categories,
         "precheck": result.precheck,
     }

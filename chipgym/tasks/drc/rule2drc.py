@@ -158,12 +158,14 @@ def _load_problem(problem_dir: Path) -> tuple[DrcTask, list[str]]:
             raise Rule2DrcFormatError(f"{labels_csv}: layout {filename} has more than one row")
         _check_gds(gds)
         by_filename[filename], labels[gds] = gds, row_labels
+    filenames = {gds: filename for filename, gds in by_filename.items()}
     stems = Counter(gds.stem for gds in labels)
     cases = {
         gds: Testcase(
             name=gds.stem if stems[gds.stem] == 1 else Path(os.path.relpath(gds, data_dir)).with_suffix("").as_posix(),
             gds=gds.read_bytes(),
             labels=row_labels,
+            filename=filenames[gds],
         )
         for gds, row_labels in labels.items()
     }
@@ -266,6 +268,12 @@ def testcase_filename(task_id: str, case: Testcase) -> str:
     """
     where = case.name if "/" in case.name else f"{'fail' if case.failing else 'pass'}/{case.name}"
     return f"problems/{task_id}/{DATA_DIR}/{where}.gds"
+
+
+def labels_filename(task_id: str, case: Testcase) -> str:
+    """How the published evaluator names a layout: its ``labels.csv`` filename as read, or as
+    :func:`write_rule2drc` would write it."""
+    return case.filename or testcase_filename(task_id, case)
 
 
 def _write_problem(task: DrcTask, problem_dir: Path) -> None:

@@ -32,6 +32,7 @@ class Testcase:
     name: str
     gds: bytes | Path
     labels: Mapping[str, int]
+    filename: str = field(default="", compare=False)  # its row's ``filename`` when read from a labels.csv
 
     def gds_bytes(self) -> bytes:
         """The GDSII stream, read from disk when the testcase is file-backed."""
