@@ -75,14 +75,16 @@ class Subject:
 
     def dress(self, scenes: list[Scene]) -> list[Scene]:
         """Zone copies of the failing scenes (and, for a rule checked only inside its zone, of the
-        just-passing ones), then every scene materialised, then decoys (see module doc)."""
+        at-threshold ones), then every scene materialised, then decoys of failing and overlapping
+        scenes (see module doc)."""
         if self.zone:
             failing = _pick(scenes, ("_lt",), 4)
-            passing = _pick(scenes, ("_gt",), 4) if self.mode == "inside" else []
+            passing = _pick(scenes, ("_eq",), 4) if self.mode == "inside" else []
             scenes = (scenes + probes.covered(failing + passing, self.base, self.zone, 50, "zone")
                       + probes.covered(failing[:2], self.base, self.zone, -30, "zstraddle"))
         full = [materialise(s, self.base, self.copies, self.under) for s in scenes]
-        decoyed = _pick(full, ("_lt", "straddle", "in_inside"), 3)
+        picked = _pick(full, ("_lt",), 2) + _pick(full, ("in_inside", "straddle"), 1)
+        decoyed = list({s.name: s for s in picked}.values())
         return full + [without(s, layer) for s in decoyed for layer in self.drawn + self.copies + self.under]
 
 
