@@ -78,20 +78,19 @@ class Subject:
         at-threshold ones), then every scene materialised, then decoys of failing and overlapping
         scenes (see module doc)."""
         if self.zone:
-            failing = _pick(scenes, ("_lt",), 4)
-            passing = _pick(scenes, ("_eq",), 4) if self.mode == "inside" else []
+            failing = _pick(scenes, "_lt", 4) or scenes[:4]
+            passing = _pick(scenes, "_eq", 4) if self.mode == "inside" else []
             scenes = (scenes + probes.covered(failing + passing, self.base, self.zone, 50, "zone")
                       + probes.covered(failing[:2], self.base, self.zone, -30, "zstraddle"))
         full = [materialise(s, self.base, self.copies, self.under) for s in scenes]
-        picked = _pick(full, ("_lt",), 2) + _pick(full, ("in_inside", "straddle"), 1)
-        decoyed = list({s.name: s for s in picked}.values())
+        picked = [s for mark, n in (("_lt", 2), ("in_inside", 1), ("in_straddle", 1)) for s in _pick(full, mark, n)]
+        decoyed = list({s.name: s for s in picked or full[:2]}.values())
         return full + [without(s, layer) for s in decoyed for layer in self.drawn + self.copies + self.under]
 
 
-def _pick(scenes: list[Scene], marks: tuple[str, ...], n: int) -> list[Scene]:
-    """Up to ``n`` scenes whose name ends with or contains one of ``marks`` (the first ``n`` if none does)."""
-    found = [s for s in scenes if any(s.name.endswith(m) or f"{m}_" in s.name for m in marks)]
-    return (found or scenes)[:n]
+def _pick(scenes: list[Scene], mark: str, n: int) -> list[Scene]:
+    """Up to ``n`` scenes whose name ends with or contains ``mark``."""
+    return [s for s in scenes if s.name.endswith(mark) or f"{mark}_" in s.name][:n]
 
 
 def plain(layer: str) -> Subject:
