@@ -85,7 +85,7 @@ def test_labelling_is_deterministic_and_cache_round_trips(labelled_slice, pool, 
 def test_frozen_suites_keep_their_fingerprint():
     """A frozen suite is reproducible: no change to a group module, a building block or labelling may alter
     a deck, a scene, a split or a text of it (the fingerprint also covers the KLayout version, 0.28.5)."""
-    pinned = {"drc-v0": "9f614427cb26"}
+    pinned = {"drc-v0": "9f614427cb26", "drc-v1": "964d7c1c4aa6"}
     assert {name for name in suite_names() if get_suite(name).frozen} == set(pinned)
     for name, expected in pinned.items():
         assert fingerprint(generate_drafts(name=name)) == expected, f"{name} changed"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from dataclasses import dataclass, replace
 
 from chipgym.tasks.drc.suite import probes
@@ -34,12 +35,13 @@ DELTAS = probes.DELTAS
 
 
 def category(rule_name: str) -> str:
-    """``"difftap.1 (tap)"`` -> ``"difftap_1_tap"`` (plain characters, safe in lyrdb).
+    """``"difftap.1 (tap)"`` -> ``"difftap_1_tap"``: a word, which KLayout writes into a report unquoted (so
+    the published Rule2DRC evaluator, which compares the report's text, matches it).
 
-    >>> category("n/psd.5a (diff)")
-    'nsd_5a_diff'
+    >>> category("n/psd.5a (diff)"), category("licon.4 (poly/diff/tap)")
+    ('nsd_5a_diff', 'licon_4_poly_diff_tap')
     """
-    return "_".join(rule_name.replace("n/psd", "nsd").replace(".", " ").replace("(", " ").replace(")", " ").split())
+    return "_".join(re.sub(r"[^A-Za-z0-9_]+", " ", rule_name.replace("n/psd", "nsd")).split())
 
 
 @dataclass(frozen=True)
