@@ -1,10 +1,31 @@
 """Shared fixtures for the DRC task tests: one KLayout pool and a labelled slice of drc-v0."""
 from __future__ import annotations
 
+from typing import Callable
+
 import pytest
 
 from chipgym.tasks.drc.runner import VerdictPool
 from chipgym.tasks.drc.suite import SUITE_SEED, build_suite, generate_drafts
+from chipgym.tasks.drc.task import DrcTask
+
+
+@pytest.fixture
+def assert_gold_reproduces_labels(pool, tmp_path) -> Callable[[DrcTask], None]:
+    """A check of a labelled task: every category has a passing and a failing hidden layout, and the gold
+    deck, run again in real KLayout, gives every label of its hidden and public layouts."""
+    def check(task: DrcTask) -> None:
+        for category in task.categories:
+            assert {c.labels[category] for c in task.hidden_testcases} == {0, 1}, (task.id, category)
+        cases = task.hidden_testcases + task.public_examples
+        paths = []
+        for i, case in enumerate(cases):
+            paths.append(tmp_path / f"{task.id}_{i}.gds")
+            paths[-1].write_bytes(case.gds_bytes())
+        for case, verdict in zip(cases, pool.run_deck(task.gold_deck, paths), strict=True):
+            labels = {c: int(verdict.get(c, 0) > 0) for c in task.categories}
+            assert labels == dict(case.labels), (task.id, case.name)
+    return check
 
 
 @pytest.fixture(scope="session")
