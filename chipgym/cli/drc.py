@@ -70,8 +70,10 @@ def grade_deck(args) -> int:
         verdict = f"{'PASS' if result.success else 'FAIL'}  F1 {result.f1:.2f}, {result.layouts_matched:.0%} matched"
         print(f"{task.id}  {deck}  {f'FAIL  precheck: {result.precheck}' if result.precheck else verdict}")
     solved = {task.id for (task, _), result in zip(pairs, grades) if result.success}
+    unloaded = sum(issue.severity == "error" for issue in folder.issues)
     print(f"{sum(g.success for g in grades)} of {len(grades)} decks pass; {len(solved)} of {len(tasks)} problems "
-          "have a passing deck")
+          "have a passing deck" + (f"; {unloaded} more did not load (count them as failed beside the paper's "
+                                   "numbers)" if unloaded else ""))
     return 0
 
 

@@ -50,6 +50,11 @@ def test_grade_many_candidate_decks_on_many_problems_in_one_call(labelled_slice,
         (tasks[0].id, True), (tasks[0].id, False), (tasks[1].id, True)]
     refused = chipgym("drc", "grade", problems, decks / f"{tasks[1].id}.drc")
     assert refused.returncode == 2 and "name one problem folder" in refused.stderr
+    next((problems / tasks[2].id).rglob("labels.csv")).unlink()  # a problem that does not load is counted
+    broken = chipgym("drc", "grade", problems, decks)
+    assert broken.stdout.splitlines()[3] == ("2 of 3 decks pass; 2 of 2 problems have a passing deck; 1 more did "
+                                             "not load (count them as failed beside the paper's numbers)")
+    assert "labels" in broken.stderr
 
 
 def test_validate_a_slice(labelled_slice, tmp_path):
