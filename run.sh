@@ -39,7 +39,7 @@ setup() {
     local stamp="$VENV/.chipgym-installed-$(sha256sum pyproject.toml | cut -c1-16)"
     if [ ! -e "$stamp" ]; then
         log "installing chipgym and its Python dependencies into $VENV"
-        "$VENV/bin/pip" install -q --disable-pip-version-check -e ".[dev]" 2> >(grep -v "^WARNING: Location" >&2)
+        "$VENV/bin/pip" install -q --disable-pip-version-check -e ".[dev,rllib]" 2> >(grep -v "^WARNING: Location" >&2)
         touch "$stamp"
     fi
 }
