@@ -1,18 +1,16 @@
-"""A random agent on chipgym/DrcScript-v0: random Text actions (as check_env sends them), now and then a submit.
-
-It never writes a working deck, so its success rate is 0: the floor any agent should beat. It shows that
-malformed actions are feedback, not crashes. Run: .venv/bin/python examples/drc_random_agent.py [--episodes 20]
+"""The random agent on chipgym/DrcScript-v0 (``chipgym.baselines.random_text.RandomTextAgent``): random Text
+actions, now and then a submit. Its success rate is 0: the floor any agent should beat. It shows that malformed
+actions are feedback, not crashes. Run: .venv/bin/python examples/drc_random_agent.py [--episodes 20]
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 
 import gymnasium
 
 import chipgym  # noqa: F401
-from chipgym.envs import drc_actions as act
+from chipgym.baselines.random_text import RandomTextAgent
 
 
 def main() -> None:
@@ -21,15 +19,14 @@ def main() -> None:
     parser.add_argument("--tasks", default="drc-v0")
     args = parser.parse_args()
     env = gymnasium.make("chipgym/DrcScript-v0", tasks=args.tasks, split="test", max_steps=6)
-    env.action_space.seed(0)
-    rng = random.Random(0)
+    agent = RandomTextAgent()
     successes = rejected = 0
     for episode in range(args.episodes):
-        env.reset(seed=episode)
+        obs, info = env.reset(seed=episode)
+        agent.reset(obs, info, seed=episode)
         terminated = truncated = False
         while not (terminated or truncated):
-            action = act.submit() if rng.random() < 0.2 else env.action_space.sample()
-            _, reward, terminated, truncated, info = env.step(action)
+            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info).action)
             rejected += "action_error" in info
         successes += reward == 1.0
     env.close()

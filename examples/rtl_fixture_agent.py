@@ -1,4 +1,5 @@
-"""A scripted agent on chipgym/RtlDesign-v0: start from each fixture, check it, submit it.
+"""The scripted agent on chipgym/RtlDesign-v0 (``chipgym.baselines.scripted.RtlFixtureAgent``): start from each
+fixture, check it, submit it.
 
 It prints, per fixture, the check's verdict and the graded reward with delay (T), energy (E) and area (A),
 so the pipelined and the multicycle core can be compared. Without a grading seed (``--grading-seed`` or
@@ -14,7 +15,7 @@ import argparse
 import gymnasium
 
 import chipgym  # noqa: F401
-from chipgym.envs import rtl_actions as act
+from chipgym.baselines.scripted import RtlFixtureAgent
 
 
 def main() -> None:
@@ -24,11 +25,13 @@ def main() -> None:
     args = parser.parse_args()
     env = gymnasium.make("chipgym/RtlDesign-v0", task="cpu", profile=args.profile, grading_seed=args.grading_seed)
     try:
+        agent = RtlFixtureAgent()
         for start in ("multicycle", "pipelined"):
-            env.reset(seed=0, options={"start": start})
-            obs, *_ = env.step(act.check())
+            obs, info = env.reset(seed=0, options={"start": start})
+            agent.reset(obs, info, seed=0)
+            obs, _, _, _, info = env.step(agent.act(obs, info).action)
             print(f"{start}: {obs['feedback'].splitlines()[0]}")
-            _, reward, _, _, info = env.step(act.submit())
+            _, reward, _, _, info = env.step(agent.act(obs, info).action)
             score = info.get("score", {})
             tea = ", ".join(f"{k} {score[k]:.4g}" for k in ("T_us", "E_nJ", "A_um2") if k in score)
             print(f"{start}: reward {reward:.4g} ({info['status']}; {tea}; graded with {info['graded_with']})")

@@ -1,0 +1,171 @@
+"""Evaluating an agent on a suite, episodes in parallel as Ray actors: what ``chipgym eval`` runs.
+
+Each actor owns one :class:`~chipgym.baselines.episode_runner.EpisodeRunner` (an env with its engine pools, and
+an agent) and plays one step per call, so the driver writes every step to the log as soon as it is done; a new
+episode goes to whichever actor finishes first. Works on a local Ray (started here with ``workers`` CPUs) and
+on a cluster (``ray_address``); an actor lost mid-episode ends that episode ``unavailable`` and is replaced.
+
+>>> specs = episode_specs("chipgym/RtlDesign-v0", {}, samples=2, starts=["pipelined"])
+>>> [(s.key, s.seed) for s in specs]
+[('pipelined#0', 0), ('pipelined#1', 1)]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from tqdm import tqdm
+
+from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec
+from chipgym.baselines.eval_summary import summarize
+from chipgym.baselines.step_log import StepLog, read_episodes
+
+LOG_NAME, RUN_NAME, SUMMARY_NAME = "steps.jsonl", "run.json", "summary.json"
+SAME_RUN = ("env_id", "env_kwargs", "agent", "samples")  # what --resume must find unchanged in run.json
+
+
+@dataclass
+class EvalRun:
+    """What to evaluate, where, and how."""
+
+    env_id: str
+    env_kwargs: dict[str, Any]
+    agent: str
+    episodes: list[EpisodeSpec]
+    out: Path
+    workers: int = 1
+    llm: dict[str, Any] | None = None  # the LlmConfig's fields, for the openai agent
+    samples: int = 1
+    ray_address: str | None = None
+    resume: bool = False
+    time_limit: float | None = None  # seconds of one episode
+    progress: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def episode_specs(env_id: str, env_kwargs: dict[str, Any], limit: int | None = None, samples: int = 1,
+                  starts: Sequence[str] = ("empty",)) -> list[EpisodeSpec]:
+    """The episodes of an evaluation: every task of the DRC env's suite and split (the first ``limit``), or every
+    start of the chip env, each ``samples`` times (sample i is reset with seed i)."""
+    if samples < 1:
+        raise ValueError(f"--samples: expected at least 1, got {samples}")
+    if env_id == "chipgym/DrcScript-v0":
+        from chipgym.tasks.drc.load import load_tasks
+
+        tasks = load_tasks(env_kwargs.get("tasks", "drc-v0"), env_kwargs.get("split", "train"))
+        units = [(task.id, {"task": task.id}, task.group) for task in tasks]
+    elif env_id == "chipgym/RtlDesign-v0":
+        units = [(start, {"start": start}, start) for start in starts]
+    else:
+        raise ValueError(f"--env: expected chipgym/DrcScript-v0 or chipgym/RtlDesign-v0, got {env_id!r}")
+    units = units[:limit] if limit is not None else units
+    return [EpisodeSpec(f"{name}#{i}", options, i, group, i) for name, options, group in units for i in range(samples)]
+
+
+def _check_resumable(run: EvalRun, saved: dict[str, Any]) -> None:
+    for name in SAME_RUN:
+        if saved.get(name) != _run_file(run).get(name):
+            raise ValueError(f"--resume: {run.out / RUN_NAME} holds a run with another {name} "
+                             f"({saved.get(name)!r}); use another --out or the same arguments")
+
+
+def _run_file(run: EvalRun) -> dict[str, Any]:
+    llm = {k: v for k, v in (run.llm or {}).items() if k != "api_key"}
+    return json.loads(json.dumps({"env_id": run.env_id, "env_kwargs": run.env_kwargs, "agent": run.agent,
+                                  "samples": run.samples, "llm": llm, "episodes": len(run.episodes)}))
+
+
+def evaluate(run: EvalRun) -> dict[str, Any]:
+    """Plays every episode of ``run`` not finished yet, logging each step to ``out/steps.jsonl``; writes and
+    returns the summary of the log's episodes (``out/summary.json``)."""
+    import ray
+
+    if run.workers < 1:
+        raise ValueError(f"--workers: expected at least 1, got {run.workers}")
+    run.out.mkdir(parents=True, exist_ok=True)
+    log = StepLog(run.out / LOG_NAME)
+    run_path = run.out / RUN_NAME
+    if run.resume and run_path.exists():
+        _check_resumable(run, json.loads(run_path.read_text()))
+    elif log.path.exists() and log.path.stat().st_size:
+        raise ValueError(f"--out: {run.out} holds a log already; pass --resume to go on with it, or another --out")
+    run_path.write_text(json.dumps(_run_file(run), indent=1))
+    finished = log.finished() if run.resume else set()
+    attempts = log.attempts()
+    todo = deque(spec for spec in run.episodes if spec.key not in finished)
+    started_ray = not ray.is_initialized()
+    if started_ray:
+        ray.init(address=run.ray_address, num_cpus=None if run.ray_address else run.workers,
+                 include_dashboard=False, logging_level="warning", log_to_driver=False)
+    wall = time.perf_counter()
+    try:
+        _play(run, todo, attempts, log, ray)
+    finally:
+        log.close()
+        if started_ray:
+            ray.shutdown()
+    keys = {spec.key for spec in run.episodes}
+    episodes = [e for e in read_episodes(log.path) if e.start["episode"] in keys]
+    summary = summarize(episodes, run.samples, time.perf_counter() - wall)
+    summary["played"] = len([spec for spec in run.episodes if spec.key not in finished])
+    (run.out / SUMMARY_NAME).write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _play(run: EvalRun, todo: deque, attempts, log: StepLog, ray) -> None:
+    env_vars = {k: v for k, v in os.environ.items() if k.startswith("CHIPGYM_")}
+    Runner = ray.remote(num_cpus=1, max_restarts=0)(EpisodeRunner).options(runtime_env={"env_vars": env_vars})
+
+    def new_actor():
+        return Runner.remote(run.env_id, run.env_kwargs, run.agent, run.llm, run.time_limit)
+
+    bar = tqdm(total=len(todo), desc="episodes", unit="episode", file=sys.stderr, disable=not run.progress)
+    done = successes = 0
+    inflight: dict[Any, tuple[Any, EpisodeSpec, int]] = {}
+
+    def begin(actor) -> None:
+        if todo:
+            spec = todo.popleft()
+            attempt = attempts[spec.key]
+            attempts[spec.key] += 1
+            inflight[actor.start.remote(spec, attempt)] = (actor, spec, attempt)
+
+    for _ in range(min(run.workers, len(todo))):
+        begin(new_actor())
+    while inflight:
+        [ready], _ = ray.wait(list(inflight), num_returns=1)
+        actor, spec, attempt = inflight.pop(ready)
+        try:
+            records = ray.get(ready)
+        except ray.exceptions.RayError as error:  # the actor died (its node went away, out of memory)
+            records = [_lost(spec, attempt, error)]
+            ray.kill(actor, no_restart=True)
+            actor = new_actor()
+        for record in records:
+            log.write(record)
+        if records[-1]["type"] != "end":
+            inflight[actor.advance.remote()] = (actor, spec, attempt)
+            continue
+        done += 1
+        successes += records[-1]["status"] == "success"
+        bar.set_postfix_str(f"success {successes}/{done} ({successes / done:.0%})")
+        bar.update()
+        if todo:
+            begin(actor)
+        else:
+            ray.get(actor.close.remote())
+    bar.close()
+
+
+def _lost(spec: EpisodeSpec, attempt: int, error: Exception) -> dict[str, Any]:
+    return {"type": "end", "episode": spec.key, "attempt": attempt, "status": "unavailable",
+            "reason": f"the Ray actor was lost: {type(error).__name__}: {str(error)[:500]}", "return": 0.0,
+            "steps": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0, "group": spec.group}
+

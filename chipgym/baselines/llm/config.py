@@ -1,0 +1,86 @@
+"""Where the LLM agent's model is and how to sample it: arguments, else ``CHIPGYM_LLM_*`` environment
+variables (``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` are read too), else the defaults.
+
+>>> config = LlmConfig.from_env({"CHIPGYM_LLM_BASE_URL": "http://127.0.0.1:8000/v1", "CHIPGYM_LLM_MODEL": "qwen"},
+...                             temperature=0.2, seed=None)
+>>> config.model, config.temperature, config.seed, config.retries
+('qwen', 0.2, None, 4)
+>>> "api_key" in config.public()
+False
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+PREFIX = "CHIPGYM_LLM_"
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    """An OpenAI-compatible chat-completions endpoint (vLLM, SGLang, llama.cpp's server, a hosted API) and the
+    agent's settings."""
+
+    base_url: str
+    model: str
+    api_key: str = "none"  # local servers take any key
+    temperature: float = 0.0
+    top_p: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None
+    timeout: float = 300.0  # seconds of one request
+    retries: int = 4  # after a 429, a 5xx, a timeout or a lost connection
+    backoff: float = 1.0  # seconds before the first retry, doubled before each next one
+    stream: bool = False
+    tools: bool = True  # offer each action op as a tool; False asks for a fenced JSON block only
+    context_chars: int = 400_000  # the conversation is cut to this (about 100k tokens); the rule always stays
+    time_limit: float | None = None  # seconds of one episode, told to the agent at every turn
+
+    def __post_init__(self):
+        if not self.base_url:
+            raise ValueError(f"base_url: no endpoint; pass --base-url or set {PREFIX}BASE_URL")
+        if not self.model:
+            raise ValueError(f"model: no model name; pass --model or set {PREFIX}MODEL")
+        if self.retries < 0 or self.backoff < 0 or self.timeout <= 0:
+            raise ValueError("retries, backoff: expected >= 0; timeout: expected > 0")
+        if self.context_chars < 1000:
+            raise ValueError(f"context_chars: expected at least 1000, got {self.context_chars}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **arguments: Any) -> LlmConfig:
+        """The config of ``arguments`` (those that are None are not given), then the environment."""
+        environ = os.environ if environ is None else environ
+        fallbacks = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY"}
+        values: dict[str, Any] = {}
+        for field in dataclasses.fields(cls):
+            if arguments.get(field.name) is not None:
+                values[field.name] = arguments[field.name]
+                continue
+            text = environ.get(PREFIX + field.name.upper()) or environ.get(fallbacks.get(field.name, ""))
+            if text:
+                values[field.name] = _typed(field.name, text, field.type)
+        values.setdefault("base_url", "")
+        values.setdefault("model", "")
+        return cls(**values)
+
+    def public(self) -> dict[str, Any]:
+        """The settings without the key, for logs."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "api_key"}
+
+
+def _typed(name: str, text: str, annotation: str) -> Any:
+    try:
+        if annotation.startswith("bool"):
+            if text.lower() not in ("1", "0", "true", "false", "yes", "no"):
+                raise ValueError(text)
+            return text.lower() in ("1", "true", "yes")
+        if annotation.startswith("int"):
+            return int(text)
+        if annotation.startswith("float"):
+            return float(text)
+    except ValueError:
+        raise ValueError(f"{PREFIX}{name.upper()}: {text!r} is not a valid {annotation.split()[0]}") from None
+    return text

@@ -1,0 +1,181 @@
+"""The chat protocol of chipgym's envs: an observation as chat messages, every action op as a tool with a JSON
+schema, and the action read back from a reply (a tool call, or a fenced JSON block).
+
+The LLM agent (:mod:`chipgym.baselines.llm`), the :class:`chipgym.wrappers.ChatEnv` wrapper and the trajectory
+export all speak it, so a conversation logged by one reads the same in the others.
+
+>>> from chipgym.envs import chat
+>>> [tool["function"]["name"] for tool in chat.tools("chipgym/DrcScript-v0")]
+['write', 'patch', 'add_test', 'run', 'submit']
+>>> chat.action_from_reply('I will run it.\\n```json\\n{"op": "run"}\\n```')
+'{"op": "run"}'
+>>> chat.action_from_reply("", [{"function": {"name": "submit", "arguments": "{}"}}])
+'{"op": "submit"}'
+>>> chat.action_from_reply("no action here") is None
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from chipgym.envs import drc_actions, rtl_actions
+from chipgym.tasks.chip.design import MAX_PERIOD_PS
+
+FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How one env's observation fields become messages."""
+
+    intro: str  # the system prompt
+    kept: tuple[str, ...]  # fields of the task message never cut by a context budget (the rule, the task)
+    cuttable: tuple[str, ...]  # the other fields of the task message, cut first to last
+    state: tuple[str, ...]  # fields repeated after every action (feedback first)
+    ops: tuple[str, ...]
+
+
+_REPLY_RULES = (
+    "Reply with exactly one action per turn: call one of the tools, or end your reply with one fenced block\n"
+    '```json\n{"op": "..."}\n```\nA reply without a valid action is fed back as an error and costs a step.'
+)
+
+PROTOCOLS = {
+    "chipgym/DrcScript-v0": Protocol(
+        "You write KLayout DRC decks (KLayout's Ruby DSL) that flag every violation of a design rule. Read the "
+        "rule, write a deck, test it on the public examples (run) and on layouts of your own (add_test), then "
+        "submit; a submit is graded on hidden layouts and ends the episode.\n" + _REPLY_RULES,
+        kept=("rule", "layers"), cuttable=("docs", "examples"), state=("feedback", "script", "tests"),
+        ops=drc_actions.OPS),
+    "chipgym/RtlDesign-v0": Protocol(
+        "You design the RTL of a small CPU under a fixed contract, with a timing model it must match. Edit the "
+        "files of the design folder, run the public check, then submit; a submit is graded (held-out kernels, "
+        "synthesis, timing, energy) and ends the episode. Every action costs one step of your budget; a check "
+        "costs one step and minutes of time, so check when a change is worth it. A reply without an action "
+        "never ends the episode: it only spends the budget.\n" + _REPLY_RULES,
+        kept=("task", "ports"), cuttable=("workloads", "contracts", "files"), state=("feedback", "budget"),
+        ops=rtl_actions.OPS),
+}
+
+
+def protocol(env_id: str) -> Protocol:
+    """The protocol of ``env_id`` (``chipgym/DrcScript-v0`` or ``chipgym/RtlDesign-v0``)."""
+    if env_id not in PROTOCOLS:
+        raise ValueError(f"env_id: no chat protocol for {env_id!r}; expected one of {', '.join(PROTOCOLS)}")
+    return PROTOCOLS[env_id]
+
+
+def _section(name: str, text: str) -> str:
+    return f"## {name}\n{text}"
+
+
+def task_message(env_id: str, observation: Mapping[str, str], max_chars: int | None = None) -> str:
+    """The first user message: every field of the observation, those of ``Protocol.cuttable`` cut (first to last)
+    until the message fits ``max_chars``; the kept fields (the rule, the task) are never cut."""
+    spec = protocol(env_id)
+    names = [n for n in (*spec.kept, *reversed(spec.cuttable), *spec.state) if n in observation]
+    texts = {name: observation[name] for name in names}
+    for name in spec.cuttable:
+        if max_chars is None or name not in texts:
+            continue
+        excess = sum(len(_section(n, t)) + 2 for n, t in texts.items()) - max_chars
+        if excess > 0:
+            keep = max(0, len(texts[name]) - excess - 40)
+            texts[name] = texts[name][:keep] + f"\n... ({len(observation[name]) - keep} characters cut)"
+    return "\n\n".join(_section(name, texts[name]) for name in names)
+
+
+def state_message(env_id: str, observation: Mapping[str, str], note: str = "") -> str:
+    """The message after an action: what it did (the feedback) and the state fields, with ``note`` (e.g. the
+    time left) at the end."""
+    spec = protocol(env_id)
+    parts = [_section(name, observation[name]) for name in spec.state if observation.get(name)]
+    return "\n\n".join(parts + ([note] if note else []))
+
+
+def messages(env_id: str, observation: Mapping[str, str], max_chars: int | None = None) -> list[dict[str, Any]]:
+    """The opening messages of an episode: the system prompt and the task message."""
+    return [{"role": "system", "content": protocol(env_id).intro},
+            {"role": "user", "content": task_message(env_id, observation, max_chars)}]
+
+
+def action_from_reply(content: str | None, tool_calls: Sequence[Mapping[str, Any]] = ()) -> str | None:
+    """The action text of a reply: its first tool call as ``{"op": NAME, **arguments}``, else its last fenced
+    JSON block, else the whole reply when it is a JSON object; None when the reply holds no action.
+    Arguments that are not a JSON object are passed on as they are, for the env to reject."""
+    if tool_calls:
+        function = tool_calls[0]["function"]
+        arguments = function.get("arguments") or "{}"
+        try:
+            data = json.loads(arguments)
+        except ValueError:
+            return arguments
+        return json.dumps({"op": function["name"], **data}) if isinstance(data, dict) else arguments
+    text = (content or "").strip()
+    blocks = FENCED_JSON.findall(text)
+    if blocks:
+        return blocks[-1].strip()
+    if text.startswith("{") and text.endswith("}"):
+        return text
+    return None
+
+
+def tool_result(tool_call_id: str, content: str) -> dict[str, Any]:
+    """The message answering one tool call."""
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
+
+
+def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+
+
+_TEXT = {"type": "string"}
+_LAYER = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 65535}, "minItems": 2, "maxItems": 2,
+          "description": "[layer, datatype]"}
+_SHAPE = {"type": "object", "properties": {
+    "layer": _LAYER,
+    "box": {"type": "array", "items": {"type": "number"}, "minItems": 4, "maxItems": 4,
+            "description": "[x0, y0, x1, y1] in um"},
+    "polygon": {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2,
+                                           "maxItems": 2}, "description": "[[x, y], ...] in um"}},
+    "required": ["layer"]}
+
+_TOOLS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
+    "chipgym/DrcScript-v0": {
+        "write": ("Replace the whole deck.", _object({"script": _TEXT}, ["script"])),
+        "patch": ("Replace the first occurrence of search in the deck with replace.",
+                  _object({"search": _TEXT, "replace": _TEXT}, ["search", "replace"])),
+        "add_test": ("Add a test layout (shapes in um, or a GDS in base64) with the verdict expected per category "
+                     "(1: a violation, 0: none).",
+                     _object({"shapes": {"type": "array", "items": _SHAPE}, "gds": _TEXT,
+                              "expected": {"type": "object", "additionalProperties": {"type": "integer",
+                                                                                      "enum": [0, 1]}},
+                              "name": _TEXT}, ["expected"])),
+        "run": ("Run the deck on the public examples and your tests (feedback only).", _object({})),
+        "submit": ("Grade the deck on the hidden layouts and end the episode.", _object({})),
+    },
+    "chipgym/RtlDesign-v0": {
+        "write": ("Create or replace a file of the design folder.", _object({"path": _TEXT, "text": _TEXT},
+                                                                            ["path", "text"])),
+        "patch": ("Replace search, which must occur exactly once in the file, with replace.",
+                  _object({"path": _TEXT, "search": _TEXT, "replace": _TEXT}, ["path", "search", "replace"])),
+        "delete": ("Delete a file of the design folder.", _object({"path": _TEXT}, ["path"])),
+        "set_clock": ("Set the clock period in design.toml.",
+                      _object({"period_ps": {"type": "integer", "minimum": 1, "maximum": MAX_PERIOD_PS}},
+                              ["period_ps"])),
+        "check": ("Run the public check (feedback only; one step and minutes); estimate adds synthesized area "
+                  "and timing.", _object({"estimate": {"type": "boolean"}})),
+        "submit": ("Grade the design and end the episode.", _object({})),
+    },
+}
+
+
+def tools(env_id: str) -> list[dict[str, Any]]:
+    """One chat-completions tool per action op of ``env_id``, in the env's order."""
+    spec = protocol(env_id)
+    return [{"type": "function", "function": {"name": op, "description": _TOOLS[env_id][op][0],
+                                              "parameters": _TOOLS[env_id][op][1]}} for op in spec.ops]
