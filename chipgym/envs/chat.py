@@ -124,9 +124,21 @@ def action_from_reply(content: str | None, tool_calls: Sequence[Mapping[str, Any
     return None
 
 
-def tool_result(tool_call_id: str, content: str) -> dict[str, Any]:
-    """The message answering one tool call."""
-    return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
+IGNORED_CALL = "Ignored: one action per turn; only the first tool call was carried out."
+
+
+def answer(assistant: Mapping[str, Any], content: str) -> list[dict[str, Any]]:
+    """The env's answer to an assistant message: a user message, or when it called tools, a tool message per
+    call (the first carries ``content``, the others say they were ignored).
+
+    >>> answer({"role": "assistant", "tool_calls": [{"id": "a"}, {"id": "b"}]}, "Deck patched.")[1]["content"]
+    'Ignored: one action per turn; only the first tool call was carried out.'
+    """
+    calls = assistant.get("tool_calls") or ()
+    if not calls:
+        return [{"role": "user", "content": content}]
+    return [{"role": "tool", "tool_call_id": call["id"], "content": content if i == 0 else IGNORED_CALL}
+            for i, call in enumerate(calls)]
 
 
 def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""Wrappers for chipgym's envs: reward shaping, episode recording, and text as numeric features."""
+"""Wrappers for chipgym's envs: reward shaping, episode recording, text as numeric features, and chat."""
 
+from chipgym.wrappers.chat import ChatEnv
 from chipgym.wrappers.recording import RecordEpisodes
 from chipgym.wrappers.shaping import DrcRewardShaping, RtlRewardShaping
 from chipgym.wrappers.text_features import TextFeatures
 
-__all__ = ["DrcRewardShaping", "RecordEpisodes", "RtlRewardShaping", "TextFeatures"]
+__all__ = ["ChatEnv", "DrcRewardShaping", "RecordEpisodes", "RtlRewardShaping", "TextFeatures"]

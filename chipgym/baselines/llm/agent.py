@@ -20,8 +20,6 @@ from chipgym.baselines.llm.client import ChatClient
 from chipgym.baselines.llm.config import LlmConfig
 from chipgym.envs import chat
 
-IGNORED_CALL = "Ignored: one action per turn; only the first tool call was carried out."
-
 
 class LlmAgent:
     """Plays ``env_id`` (``chipgym/DrcScript-v0`` or ``chipgym/RtlDesign-v0``) with the model of ``config``."""
@@ -68,14 +66,8 @@ class LlmAgent:
         self.client.close()
 
     def _answer(self, turn: list[dict[str, Any]], content: str) -> None:
-        if len(turn) > 1:  # answered already
-            return
-        calls = turn[0].get("tool_calls", ())
-        if not calls:
-            turn.append({"role": "user", "content": content})
-            return
-        turn.append(chat.tool_result(calls[0]["id"], content))
-        turn.extend(chat.tool_result(call["id"], IGNORED_CALL) for call in calls[1:])
+        if len(turn) == 1:  # not answered yet
+            turn.extend(chat.answer(turn[0], content))
 
     def _time_note(self) -> str:
         if self.config.time_limit is None:

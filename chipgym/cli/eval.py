@@ -1,0 +1,101 @@
+"""``chipgym eval``: an agent (openai, scripted, random) on a suite's episodes, in parallel on Ray, every step
+logged to ``OUT/steps.jsonl`` as it happens; prints and writes (``OUT/summary.json``) the summary.
+
+Exit status 0 when the episodes ran (whatever the agent scored), 2 when none could run (all unavailable) or on
+an infrastructure failure.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DRC, RTL = "chipgym/DrcScript-v0", "chipgym/RtlDesign-v0"
+
+
+def _env_kwargs(args) -> dict:
+    steps = {"max_steps": args.max_steps, "max_episode_steps": args.max_steps} if args.max_steps else {}
+    if args.env == DRC:
+        kwargs = {"tasks": args.tasks or "drc-v0", "split": args.split, "regime": args.regime,
+                  "include_docs": args.include_docs}
+    else:
+        kwargs = {"task": args.tasks or "cpu", "profile": args.profile, "formal": not args.no_formal}
+    for pair in args.env_arg:
+        name, _, value = pair.partition("=")
+        try:
+            kwargs[name] = json.loads(value)
+        except ValueError:
+            kwargs[name] = value
+    return {**kwargs, **steps}
+
+
+def _llm(args) -> dict | None:
+    if args.agent != "openai":
+        return None
+    from dataclasses import asdict
+
+    from chipgym.baselines.llm import LlmConfig
+
+    config = LlmConfig.from_env(base_url=args.base_url, model=args.model, api_key=args.api_key,
+                                temperature=args.temperature, top_p=args.top_p, seed=args.seed,
+                                max_tokens=args.max_tokens, timeout=args.request_timeout, retries=args.retries,
+                                stream=args.stream or None, tools=False if args.no_tools else None,
+                                context_chars=args.context_chars, time_limit=args.time_limit)
+    return asdict(config)
+
+
+def evaluate(args) -> int:
+    from chipgym.baselines.eval_summary import summary_table
+    from chipgym.baselines.evaluation import EvalRun, episode_specs, evaluate
+
+    env_kwargs = _env_kwargs(args)
+    specs = episode_specs(args.env, env_kwargs, args.limit, args.samples, args.starts.split(","))
+    run = EvalRun(args.env, env_kwargs, args.agent, specs, Path(args.out), args.workers, _llm(args), args.samples,
+                  args.ray_address, args.resume, args.time_limit, progress=not args.no_progress)
+    summary = evaluate(run)
+    print(summary_table(summary))
+    print(f"log: {run.out / 'steps.jsonl'}; summary: {run.out / 'summary.json'}")
+    overall = summary["all"]
+    return 2 if overall["episodes"] and overall["unavailable"] == overall["episodes"] else 0
+
+
+def add_commands(commands) -> None:
+    from chipgym.baselines.episode_runner import AGENTS
+
+    run = commands.add_parser("eval", help="evaluate an agent (openai, scripted, random) on a suite, on Ray")
+    run.add_argument("--env", default=DRC, choices=(DRC, RTL))
+    run.add_argument("--agent", default="scripted", choices=AGENTS)
+    run.add_argument("--tasks", help="DRC: a suite name or a Rule2DRC folder (drc-v0); chip: the task (cpu)")
+    run.add_argument("--split", default="test", choices=("train", "test", "all"))
+    run.add_argument("--limit", type=int, help="only the first K tasks (or starts)")
+    run.add_argument("--samples", type=int, default=1, help="episodes per task (reset seeds 0..n-1); adds pass@k")
+    run.add_argument("--workers", type=int, default=1, help="episodes at once, one Ray actor each")
+    run.add_argument("--ray-address", help="a Ray cluster to run on (default: a local Ray of --workers CPUs)")
+    run.add_argument("--out", required=True, help="folder of the step log, run.json and summary.json")
+    run.add_argument("--resume", action="store_true", help="go on with OUT's log: skip the finished episodes")
+    run.add_argument("--max-steps", type=int, help="the env's step budget")
+    run.add_argument("--time-limit", type=float, help="seconds of one episode (told to the openai agent)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    drc = run.add_argument_group("DRC env")
+    drc.add_argument("--regime", default="evaluation", choices=("evaluation", "training"))
+    drc.add_argument("--include-docs", action="store_true", help="add the KLayout DRC reference to the prompt")
+    chip = run.add_argument_group("chip env")
+    chip.add_argument("--starts", default="empty", help="comma-separated starting designs (empty, multicycle, ...)")
+    chip.add_argument("--profile", default="osu018")
+    chip.add_argument("--no-formal", action="store_true", help="no formal gate in check")
+    run.add_argument("--env-arg", action="append", default=[], metavar="NAME=VALUE",
+                     help="another argument of the env (VALUE read as JSON when it is)")
+    llm = run.add_argument_group("openai agent (defaults: $CHIPGYM_LLM_*, $OPENAI_BASE_URL, $OPENAI_API_KEY)")
+    llm.add_argument("--base-url")
+    llm.add_argument("--model")
+    llm.add_argument("--api-key")
+    llm.add_argument("--temperature", type=float)
+    llm.add_argument("--top-p", type=float)
+    llm.add_argument("--seed", type=int)
+    llm.add_argument("--max-tokens", type=int)
+    llm.add_argument("--request-timeout", type=float, help="seconds of one request (300)")
+    llm.add_argument("--retries", type=int, help="retries of a request after 429, 5xx or a timeout (4)")
+    llm.add_argument("--stream", action="store_true", help="stream the replies")
+    llm.add_argument("--no-tools", action="store_true", help="ask for fenced JSON actions, offer no tools")
+    llm.add_argument("--context-chars", type=int, help="characters of the conversation kept (400000)")
+    run.set_defaults(handler=evaluate)
