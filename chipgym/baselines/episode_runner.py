@@ -98,9 +98,11 @@ class EpisodeRunner:
     def start(self, spec: EpisodeSpec, attempt: int = 0) -> list[dict[str, Any]]:
         """Resets the env for ``spec``; the start record (or, when the env cannot reset, the end record too)."""
         replayed = spec.options.get("task", spec.key) in self._played
-        if replayed and self.env_kwargs.get("regime") == "evaluation":
+        if replayed and self.env_kwargs.get("regime") == "evaluation":  # a new sample of a task: a new env
+            tasks = getattr(self.env.unwrapped, "tasks", None)  # loaded once
             self.env.close()
-            self.env, self._played = gymnasium.make(self.env_id, **self.env_kwargs), set()
+            self.env = gymnasium.make(self.env_id, **{**self.env_kwargs, **({"tasks": tasks} if tasks else {})})
+            self._played = set()
         self._played.add(spec.options.get("task", spec.key))
         base = {"episode": spec.key, "attempt": attempt}
         start = {"type": "start", **base, "env": self.env_id, "seed": spec.seed, "options": spec.options,
