@@ -8,7 +8,7 @@ each turn giving the action text, the assistant message it came from, and what i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chipgym.errors import InfrastructureError
@@ -23,8 +23,6 @@ class Turn:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retries: int = 0  # requests retried (429, 5xx, timeouts) before the reply came
-    request_seconds: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of_action(cls, action: str) -> Turn:

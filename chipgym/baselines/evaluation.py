@@ -17,7 +17,7 @@ import os
 import sys
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -47,7 +47,6 @@ class EvalRun:
     resume: bool = False
     time_limit: float | None = None  # seconds of one episode
     progress: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def episode_specs(env_id: str, env_kwargs: dict[str, Any], limit: int | None = None, samples: int = 1,

@@ -88,7 +88,10 @@ Plan = Generator[str, dict[str, Any], None]  # yields actions, is sent each step
 
 
 class _PlannedAgent:
-    """An agent whose episode is a generator of actions, sent the info of each step."""
+    """An agent whose episode is a generator of actions, sent the info of each step; once the plan is over and
+    the episode is not, it repeats ``last_action``."""
+
+    last_action = ""
 
     def __init__(self):
         self._plan: Plan | None = None
@@ -103,12 +106,10 @@ class _PlannedAgent:
     def act(self, observation: dict[str, str], info: dict[str, Any]) -> Turn:
         try:
             action = self._plan.send(info) if self._started else next(self._plan)
-        except StopIteration:  # the plan is over and the episode is not: finish it
+        except StopIteration:
             action = self.last_action
         self._started = True
         return Turn.of_action(action)
-
-    last_action = ""
 
     def close(self) -> None:
         self._plan = None

@@ -29,7 +29,7 @@ FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class Protocol:
+class ChatProtocol:
     """How one env's observation fields become messages."""
 
     intro: str  # the system prompt
@@ -45,13 +45,13 @@ _REPLY_RULES = (
 )
 
 PROTOCOLS = {
-    "chipgym/DrcScript-v0": Protocol(
+    "chipgym/DrcScript-v0": ChatProtocol(
         "You write KLayout DRC decks (KLayout's Ruby DSL) that flag every violation of a design rule. Read the "
         "rule, write a deck, test it on the public examples (run) and on layouts of your own (add_test), then "
         "submit; a submit is graded on hidden layouts and ends the episode.\n" + _REPLY_RULES,
         kept=("rule", "layers"), cuttable=("docs", "examples"), state=("feedback", "script", "tests"),
         ops=drc_actions.OPS),
-    "chipgym/RtlDesign-v0": Protocol(
+    "chipgym/RtlDesign-v0": ChatProtocol(
         "You design the RTL of a small CPU under a fixed contract, with a timing model it must match. Edit the "
         "files of the design folder, run the public check, then submit; a submit is graded (held-out kernels, "
         "synthesis, timing, energy) and ends the episode. Every action costs one step of your budget; a check "
@@ -62,7 +62,7 @@ PROTOCOLS = {
 }
 
 
-def protocol(env_id: str) -> Protocol:
+def protocol(env_id: str) -> ChatProtocol:
     """The protocol of ``env_id`` (``chipgym/DrcScript-v0`` or ``chipgym/RtlDesign-v0``)."""
     if env_id not in PROTOCOLS:
         raise ValueError(f"env_id: no chat protocol for {env_id!r}; expected one of {', '.join(PROTOCOLS)}")
@@ -74,7 +74,7 @@ def _section(name: str, text: str) -> str:
 
 
 def task_message(env_id: str, observation: Mapping[str, str], max_chars: int | None = None) -> str:
-    """The first user message: every field of the observation, those of ``Protocol.cuttable`` cut (first to last)
+    """The first user message: every field of the observation, those of ``ChatProtocol.cuttable`` cut (first to last)
     until the message fits ``max_chars``; the kept fields (the rule, the task) are never cut."""
     spec = protocol(env_id)
     names = [n for n in (*spec.kept, *reversed(spec.cuttable), *spec.state) if n in observation]

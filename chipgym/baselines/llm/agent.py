@@ -46,7 +46,7 @@ class LlmAgent:
         self.turns.append([reply.message])
         action = chat.action_from_reply(reply.message["content"], reply.message.get("tool_calls", ()))
         return Turn(reply.message["content"] if action is None else action, reply.message, reply.prompt_tokens,
-                    reply.completion_tokens, reply.retries, reply.seconds)
+                    reply.completion_tokens, reply.retries)
 
     def conversation(self) -> list[dict[str, Any]]:
         """The messages of the next request: the opening, a note of dropped turns, and the latest turns that fit

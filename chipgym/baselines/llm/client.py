@@ -37,7 +37,8 @@ class ChatClient:
 
     def complete(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Reply:
         start = time.perf_counter()
-        for attempt in range(self.config.retries + 1):
+        attempt = 0
+        while True:
             try:
                 message, usage = self._request(messages, tools)
                 return Reply(message, usage[0], usage[1], attempt, time.perf_counter() - start)
@@ -45,10 +46,10 @@ class ChatClient:
                 if attempt == self.config.retries:
                     raise EndpointUnavailable(f"{self.config.base_url}: {_describe(error)} "
                                               f"after {attempt + 1} attempts") from None
-                time.sleep(self.config.backoff * 2**attempt)
             except openai.APIError as error:
                 raise EndpointUnavailable(f"{self.config.base_url}: {_describe(error)}") from None
-        raise AssertionError("unreachable")
+            time.sleep(self.config.backoff * 2**attempt)
+            attempt += 1
 
     def close(self) -> None:
         self._client.close()
