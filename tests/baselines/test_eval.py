@@ -53,6 +53,10 @@ def test_scripted_and_random_agents_on_drc_with_two_workers(local_ray, drc, tmp_
     assert summary["all"]["episodes"] == 6 and summary["all"]["success_rate"] == 0.0
     assert summary["all"]["pass@2"] == 0.0 and any("action_error" in s["info"] for e in episodes for s in e.steps)
 
+    from chipgym.cli import main
+
+    assert main(["export-trajectories", str(tmp_path / "scripted"), "--out", str(tmp_path / "chat.jsonl")]) == 0
+    assert len((tmp_path / "chat.jsonl").read_text().splitlines()) == 3
     [record, *_] = chat_records([tmp_path / "scripted"])
     roles = [m["role"] for m in record["messages"]]
     assert roles[:2] == ["system", "user"] and roles[2:] == ["assistant", "user"] * record["steps"]

@@ -174,3 +174,23 @@ def test_every_tool_schema_names_a_valid_action():
         assert set(parameters["required"]) <= set(examples[name])
         action = chat.action_from_reply("", [{"function": {"name": name, "arguments": json.dumps(examples[name])}}])
         assert type(drc_actions.parse(action)).__name__.lower().replace("addtest", "add_test") == name
+
+
+def test_the_eval_command_reads_the_agent_settings_from_flags_then_the_environment(monkeypatch):
+    from chipgym.cli import build_parser
+    from chipgym.cli.eval import _env_kwargs, _llm
+
+    monkeypatch.setenv("CHIPGYM_LLM_BASE_URL", "http://127.0.0.1:8000/v1")
+    monkeypatch.setenv("CHIPGYM_LLM_MODEL", "from-env")
+    monkeypatch.setenv("OPENAI_API_KEY", "secret")
+    args = build_parser().parse_args(["eval", "--agent", "openai", "--model", "from-flag", "--temperature", "0.3",
+                                      "--stream", "--no-tools", "--max-steps", "5", "--env-arg", "timeout=4",
+                                      "--out", "unused"])
+    llm = _llm(args)
+    assert (llm["base_url"], llm["model"], llm["api_key"]) == ("http://127.0.0.1:8000/v1", "from-flag", "secret")
+    assert (llm["temperature"], llm["stream"], llm["tools"], llm["retries"]) == (0.3, True, False, 4)
+    assert _env_kwargs(args) == {"tasks": "drc-v0", "split": "test", "regime": "evaluation", "include_docs": False,
+                                 "timeout": 4, "max_steps": 5, "max_episode_steps": 5}
+    monkeypatch.delenv("CHIPGYM_LLM_MODEL")
+    with pytest.raises(ValueError, match="model: no model name; pass --model or set CHIPGYM_LLM_MODEL"):
+        _llm(build_parser().parse_args(["eval", "--agent", "openai", "--out", "unused"]))
