@@ -67,6 +67,13 @@ def make_agent(name: str, env_id: str, llm: dict[str, Any] | None = None) -> Age
         return RandomTextAgent()
     raise ValueError(f"--agent: expected one of {', '.join(AGENTS)}, got {name!r}")
 
+def end_record(spec: EpisodeSpec, attempt: int, status: str, reason: str, **figures: Any) -> dict[str, Any]:
+    """The end record of an attempt; ``figures`` (return, steps, tokens, seconds) default to 0."""
+    zero = {"return": 0.0, "steps": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
+    return {"type": "end", "episode": spec.key, "attempt": attempt, "status": str(status), "reason": reason[:2000],
+            **zero, **figures, "group": spec.group}
+
+
 def digest(observation: dict[str, str]) -> str:
     """A short sha256 of an observation, to compare runs without logging every field."""
     return hashlib.sha256(json.dumps(observation, sort_keys=True).encode()).hexdigest()[:16]
@@ -112,9 +119,7 @@ class EpisodeRunner:
             self.agent.reset(observation, info, _agent_seed(spec))
         except OSError as error:  # an engine that cannot start: no verdict on the agent
             self._episode = None
-            return [start, {"type": "end", **base, "status": Status.UNAVAILABLE, "reason": str(error)[:2000],
-                            "return": 0.0, "steps": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                            "seconds": 0.0, "group": spec.group}]
+            return [start, end_record(spec, attempt, Status.UNAVAILABLE, str(error))]
         self._episode = _Episode(spec, attempt, observation, info, time.perf_counter())
         start["messages"] = chat.messages(self.env_id, observation)
         start["group"] = spec.group or str(info.get("group") or info.get("start") or "")
@@ -165,10 +170,9 @@ class EpisodeRunner:
 
     def _end(self, status: str, reason: str) -> dict[str, Any]:
         episode, self._episode = self._episode, None
-        return {"type": "end", "episode": episode.spec.key, "attempt": episode.attempt, "status": str(status),
-                "reason": reason[:2000], "return": episode.total, "steps": episode.steps,
-                "prompt_tokens": episode.tokens[0], "completion_tokens": episode.tokens[1],
-                "seconds": time.perf_counter() - episode.started, "group": episode.spec.group}
+        return end_record(episode.spec, episode.attempt, status, reason, steps=episode.steps,
+                          prompt_tokens=episode.tokens[0], completion_tokens=episode.tokens[1],
+                          seconds=time.perf_counter() - episode.started, **{"return": episode.total})
 
 def _reports_errors(info: dict[str, Any], before: bool) -> bool:
     """Whether the deck or design has errors, as far as this step tells (a step that tells nothing keeps what

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from tqdm import tqdm
 
-from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec
+from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec, end_record
 from chipgym.baselines.eval_summary import summarize
 from chipgym.baselines.step_log import StepLog, read_episodes
 
@@ -144,7 +144,8 @@ def _play(run: EvalRun, todo: deque, attempts, log: StepLog, ray) -> None:
         try:
             records = ray.get(ready)
         except ray.exceptions.RayError as error:  # the actor died (its node went away, out of memory)
-            records = [_lost(spec, attempt, error)]
+            records = [end_record(spec, attempt, "unavailable",
+                                  f"the Ray actor was lost: {type(error).__name__}: {str(error)[:500]}")]
             ray.kill(actor, no_restart=True)
             actor = new_actor()
         for record in records:
@@ -162,9 +163,4 @@ def _play(run: EvalRun, todo: deque, attempts, log: StepLog, ray) -> None:
             ray.get(actor.close.remote())
     bar.close()
 
-
-def _lost(spec: EpisodeSpec, attempt: int, error: Exception) -> dict[str, Any]:
-    return {"type": "end", "episode": spec.key, "attempt": attempt, "status": "unavailable",
-            "reason": f"the Ray actor was lost: {type(error).__name__}: {str(error)[:500]}", "return": 0.0,
-            "steps": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0, "group": spec.group}
 
