@@ -26,6 +26,7 @@ from tqdm import tqdm
 from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec, end_record
 from chipgym.baselines.eval_summary import summarize
 from chipgym.baselines.step_log import StepLog, read_episodes
+from chipgym.errors import InfrastructureError
 
 LOG_NAME, RUN_NAME, SUMMARY_NAME = "steps.jsonl", "run.json", "summary.json"
 SAME_RUN = ("env_id", "env_kwargs", "agent", "samples")  # what --resume must find unchanged in run.json
@@ -84,7 +85,11 @@ def _run_file(run: EvalRun) -> dict[str, Any]:
 def evaluate(run: EvalRun) -> dict[str, Any]:
     """Plays every episode of ``run`` not finished yet, logging each step to ``out/steps.jsonl``; writes and
     returns the summary of the log's episodes (``out/summary.json``)."""
-    import ray
+    try:
+        import ray
+    except ImportError:
+        raise InfrastructureError("chipgym eval runs on Ray, which is not installed: pip install -e '.[rllib]' "
+                                  "(bash run.sh setup does)") from None
 
     if run.workers < 1:
         raise ValueError(f"--workers: expected at least 1, got {run.workers}")
