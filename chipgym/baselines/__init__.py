@@ -1,0 +1,1 @@
+"""Baselines for chipgym's trainable envs: policies and trainers."""
