@@ -250,12 +250,14 @@ class DrcTemplateActions(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArg
         })
         self._template: Template | None = None
         self._texts: dict[str, str] = {}
+        self._task_keys: dict[str, str] = {}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         texts, info = self.env.reset(seed=seed, options=options)
         task = next(t for t in self.env.unwrapped.tasks if t.id == info["task"]).agent_view()
         self._template = Template(dict(task.layers), tuple(task.categories), texts["rule"])
         self._texts = texts
+        self._task_keys = {key: info[key] for key in ("task", "group") if key in info}
         return self._observation(), {**info, **self._task_info()}
 
     def mask(self) -> np.ndarray:
@@ -286,8 +288,9 @@ class DrcTemplateActions(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArg
 
     def _task_info(self) -> dict[str, Any]:
         template = self._template
-        return {"rule": template.rule, "layers": self._texts.get("layers", ""), "categories": list(template.categories),
-                "layer_names": list(template.layers)[:MAX_LAYERS], "numbers": template.numbers}
+        return {**self._task_keys, "rule": template.rule, "layers": self._texts.get("layers", ""),
+                "categories": list(template.categories), "layer_names": list(template.layers)[:MAX_LAYERS],
+                "numbers": template.numbers}
 
 
 def clipped_action(action: Any) -> np.ndarray:
