@@ -1,1 +1,1 @@
-"""Agents and policies that play chipgym's envs, and the tools that evaluate them."""
+"""Agents, policies and trainers that play chipgym's envs, and the tools that evaluate them."""
