@@ -1,0 +1,1 @@
+"""Baselines: policies and trainers for chipgym's numeric envs (PPO with RLlib: :mod:`chipgym.baselines.ppo`)."""
