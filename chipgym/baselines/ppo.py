@@ -193,13 +193,21 @@ def save(algo, run: PpoRun, metrics: list[IterationMetrics]) -> Path:
     """Checkpoints the algorithm to ``out/checkpoint``, with the run and its metrics beside RLlib's files."""
     folder = Path(run.out).resolve() / CHECKPOINT
     algo.save_to_path(str(folder))
-    record = {"run": _jsonable(run), "metrics": [dataclasses.asdict(m) for m in metrics]}
+    record = {"run": _described(run), "metrics": [dataclasses.asdict(m) for m in metrics]}
     (folder / RUN_FILE).write_text(json.dumps(record, indent=1))
     return folder
 
 
-def _jsonable(run: PpoRun) -> dict:
-    return {k: str(v) if isinstance(v, Path) else v for k, v in dataclasses.asdict(run).items()}
+def _described(run: PpoRun) -> dict:
+    """The run's settings as JSON; a list of task objects is named by the tasks' ids."""
+    def described(value):
+        if isinstance(value, (list, tuple)) and value and all(hasattr(v, "id") for v in value):
+            return [v.id for v in value]
+        return value if isinstance(value, (int, float, str, bool, type(None), list, tuple)) else str(value)
+
+    settings = {f.name: described(getattr(run, f.name)) for f in dataclasses.fields(run)}
+    settings["env_kwargs"] = {k: described(v) for k, v in run.env_kwargs.items()}
+    return settings
 
 
 def write_metrics(out: str | Path, metrics: list[IterationMetrics]) -> Path:
@@ -277,7 +285,7 @@ class ModulePolicy:
             raise TypeError(f"ModulePolicy: action space {action_space} is not Discrete or MultiDiscrete")
         self.generator = torch.Generator().manual_seed(seed)
 
-    def __call__(self, observation) -> np.ndarray | int:
+    def __call__(self, observation, info: dict | None = None) -> np.ndarray | int:
         import torch
 
         def tensor(value):

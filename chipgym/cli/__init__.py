@@ -1,5 +1,6 @@
 """The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run|grade``, ``chipgym chip check``,
-``chipgym pdk install|list|path``, ``chipgym cache info|clear``, ``chipgym replay FILE...``.
+``chipgym pdk install|list|path``, ``chipgym cache info|clear``, ``chipgym replay FILE...``,
+``chipgym train drc|chip``.
 
 Each command group lives in its own module and adds its subcommands to the parser.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from chipgym.cli import cache, chip, doctor, drc, pdk, replay
+from chipgym.cli import cache, chip, doctor, drc, pdk, replay, train
 from chipgym.engines.tools import exit_cleanly_on_sigterm
 
 INFRASTRUCTURE_FAILURE = 2
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     pdk.add_commands(commands)
     cache.add_commands(commands)
     replay.add_commands(commands)
+    train.add_commands(commands)
     return parser
 
 
