@@ -57,6 +57,7 @@ class PpoRun:
     success_reward: float = 1.0
     checkpoint_every: int = 1
     restart_delay_s: float = 1.0  # between an env runner's death and its restart (RLlib's default is 60 s)
+    episode_log: str | None = None  # a JSON-lines file every env runner appends its episodes to (on its node)
 
 
 @dataclass(frozen=True)
@@ -97,14 +98,21 @@ def register(env_id: str) -> str:
     return name
 
 
-def count_outcome(success_reward: float, *, episode, metrics_logger, **kwargs) -> None:
-    """RLlib's ``on_episode_end`` callback: counts the episode, its return and whether it succeeded; the sums
-    are per iteration."""
+def count_outcome(success_reward: float, episode_log: str | None, *, episode, metrics_logger, **kwargs) -> None:
+    """RLlib's ``on_episode_end`` callback: counts the episode, its return and whether it succeeded (the sums
+    are per iteration), and appends its actions, rewards and last status to ``episode_log``."""
     rewards = np.asarray(episode.get_rewards(), dtype=float)
     metrics_logger.log_value("chipgym_episodes", 1, reduce="sum")
     metrics_logger.log_value("chipgym_return", float(rewards.sum()), reduce="sum")
     success = float(rewards.size > 0 and rewards.max() >= success_reward)
     metrics_logger.log_value("chipgym_successes", success, reduce="sum")
+    if episode_log is not None:
+        infos = episode.get_infos()
+        status = infos[-1].get("status") if len(infos) else None
+        line = {"actions": np.asarray(episode.get_actions()).tolist(), "rewards": rewards.tolist(),
+                "status": None if status is None else str(getattr(status, "value", status))}
+        with open(episode_log, "a") as log:  # one short write per line: appends from processes do not interleave
+            log.write(json.dumps(line) + "\n")
 
 
 def build_config(run: PpoRun, observation_space: gymnasium.Space):
@@ -126,7 +134,7 @@ def build_config(run: PpoRun, observation_space: gymnasium.Space):
         .training(train_batch_size_per_learner=run.train_batch_size, minibatch_size=run.minibatch_size,
                   num_epochs=run.num_epochs, lr=run.lr, entropy_coeff=run.entropy_coeff)
         .rl_module(rl_module_spec=module)
-        .callbacks(on_episode_end=functools.partial(count_outcome, run.success_reward))
+        .callbacks(on_episode_end=functools.partial(count_outcome, run.success_reward, run.episode_log))
         .fault_tolerance(restart_failed_env_runners=True, delay_between_env_runner_restarts_s=run.restart_delay_s)
         .debugging(seed=run.seed, log_level="ERROR")
     )
