@@ -1,0 +1,18 @@
+"""Ray for the training tests: each test module gets a fresh local Ray of two CPUs, shut down after it."""
+
+from __future__ import annotations
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+TINY_TASK = "sky130-0000"
+"""diff width >= 0.15 um: one layer, one number; DrcTemplate-v0's answer is one check (width, with the euclidian
+or projection metric), about 1 in 21 of the masked actions."""
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    yield
+    ray.shutdown()
