@@ -131,8 +131,9 @@ def build_config(run: PpoRun, observation_space: gymnasium.Space):
         .framework("torch")
         .env_runners(num_env_runners=run.num_env_runners, num_envs_per_env_runner=1,
                      rollout_fragment_length="auto", sample_timeout_s=900.0)
-        .training(train_batch_size_per_learner=run.train_batch_size, minibatch_size=run.minibatch_size,
-                  num_epochs=run.num_epochs, lr=run.lr, entropy_coeff=run.entropy_coeff)
+        .training(train_batch_size_per_learner=run.train_batch_size,
+                  minibatch_size=min(run.minibatch_size, run.train_batch_size), num_epochs=run.num_epochs,
+                  lr=run.lr, entropy_coeff=run.entropy_coeff)
         .rl_module(rl_module_spec=module)
         .callbacks(on_episode_end=functools.partial(count_outcome, run.success_reward, run.episode_log))
         .fault_tolerance(restart_failed_env_runners=True, delay_between_env_runner_restarts_s=run.restart_delay_s)

@@ -33,7 +33,7 @@ def run_settings(args):
     from chipgym.baselines.ppo import PpoRun
 
     common = dict(out=args.out, iterations=args.iterations, num_env_runners=args.num_env_runners, seed=args.seed,
-                  ray_address=args.ray_address, train_batch_size=args.batch, minibatch_size=min(args.batch, 32),
+                  ray_address=args.ray_address, train_batch_size=args.batch,
                   lr=args.lr)
     if args.domain == "drc":
         return PpoRun(DRC_ENV, {"tasks": drc_tasks(args.tasks, args.task), "split": "train"}, success_reward=1.0,

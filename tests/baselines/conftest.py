@@ -7,8 +7,15 @@ import pytest
 ray = pytest.importorskip("ray")
 
 TINY_TASK = "sky130-0000"
-"""diff width >= 0.15 um: one layer, one number; DrcTemplate-v0's answer is one check (width, with the euclidian
-or projection metric), about 1 in 21 of the masked actions."""
+
+
+@pytest.fixture(scope="session")
+def tiny_tasks():
+    """drc-v0's sky130-0000, diff width >= 0.15 um: one layer and one number; DrcTemplate-v0's answer is one
+    check (width, with the euclidian or projection metric), about 1 in 21 of the masked actions."""
+    from chipgym.tasks.drc.load import load_tasks
+
+    return [task for task in load_tasks("drc-v0", "all") if task.id == TINY_TASK]
 
 
 @pytest.fixture(scope="module")

@@ -7,22 +7,18 @@ import gymnasium
 
 from chipgym.baselines.evaluate import success_on_every_task
 from chipgym.baselines.ppo import PpoRun, load_policy, train
-from chipgym.tasks.drc.load import load_tasks
-
-from conftest import TINY_TASK
 
 
-def test_ppo_learns_the_one_template_task(local_ray, tmp_path):
-    tasks = [task for task in load_tasks("drc-v0", "all") if task.id == TINY_TASK]
-    run = PpoRun("chipgym/DrcTemplate-v0", {"tasks": tasks, "split": "all"}, out=tmp_path, iterations=12,
-                 num_env_runners=2, seed=0, train_batch_size=32, lr=3e-3)
+def test_ppo_learns_the_one_template_task(local_ray, tiny_tasks, tmp_path):
+    run = PpoRun("chipgym/DrcTemplate-v0", {"tasks": tiny_tasks, "split": "all"}, out=tmp_path, iterations=12,
+                 num_env_runners=2, seed=0, train_batch_size=32, lr=3e-3, checkpoint_every=12)
     metrics = train(run, progress=lambda line: None)
     rates = [m.success_rate for m in metrics]
     assert sum(rates[:2]) / 2 < 0.25  # a masked random policy succeeds about 1 in 21 times
     assert max(rates[-3:]) >= 0.8, rates
-    env = gymnasium.make("chipgym/DrcTemplate-v0", tasks=tasks, split="all", regime="evaluation")
+    env = gymnasium.make("chipgym/DrcTemplate-v0", tasks=tiny_tasks, split="all", regime="evaluation")
     try:
         result = success_on_every_task(env, load_policy(tmp_path / "checkpoint"))
     finally:
         env.close()
-    assert result.rewards == {TINY_TASK: 1.0} and result.by_group() == {"sky130": 1.0}
+    assert result.rewards == {tiny_tasks[0].id: 1.0} and result.by_group() == {"sky130": 1.0}

@@ -6,12 +6,11 @@ import json
 
 from chipgym.cli import main
 
-from conftest import TINY_TASK
 
-
-def test_train_writes_metrics_curve_checkpoint_and_evaluation_then_resumes(local_ray, tmp_path, capsys):
+def test_train_writes_metrics_curve_checkpoint_and_evaluation_then_resumes(local_ray, tiny_tasks, tmp_path, capsys):
+    task = tiny_tasks[0].id
     first = tmp_path / "first"
-    assert main(["train", "drc", "--algo", "ppo", "--task", TINY_TASK, "--iterations", "2", "--batch", "16",
+    assert main(["train", "drc", "--algo", "ppo", "--task", task, "--iterations", "2", "--batch", "16",
                  "--num-env-runners", "1", "--seed", "3", "--out", str(first)]) == 0
     printed = capsys.readouterr().out
     assert "iteration 1/2: return" in printed and "iteration 2/2" in printed
@@ -23,14 +22,14 @@ def test_train_writes_metrics_curve_checkpoint_and_evaluation_then_resumes(local
     assert (first / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (first / "checkpoint" / "rllib_checkpoint.json").exists()
     evaluation = json.loads((first / "evaluation.json").read_text())
-    assert list(evaluation["rewards"]) == [TINY_TASK] and evaluation["rewards"][TINY_TASK] in (0.0, 1.0)
+    assert list(evaluation["rewards"]) == [task] and evaluation["rewards"][task] in (0.0, 1.0)
 
     resumed = tmp_path / "resumed"
-    assert main(["train", "drc", "--task", TINY_TASK, "--iterations", "1", "--batch", "16", "--no-eval",
+    assert main(["train", "drc", "--task", task, "--iterations", "1", "--batch", "16", "--no-eval",
                  "--resume", str(first / "checkpoint"), "--out", str(resumed)]) == 0
     assert "iteration 3/3: return" in capsys.readouterr().out
     continued = json.loads((resumed / "metrics.json").read_text())
     assert continued[:2] == metrics
     assert continued[2]["iteration"] == 3 and continued[2]["env_steps_total"] == 48
     saved = json.loads((resumed / "checkpoint" / "chipgym_run.json").read_text())
-    assert saved["run"]["env_kwargs"]["tasks"] == [TINY_TASK] and len(saved["metrics"]) == 3
+    assert saved["run"]["env_kwargs"]["tasks"] == [task] and len(saved["metrics"]) == 3
