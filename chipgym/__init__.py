@@ -11,3 +11,4 @@ from gymnasium.envs.registration import register
 # TimeLimit and the budget the env shows its agent agree.
 register(id="chipgym/DrcScript-v0", entry_point="chipgym.envs.drc_script:DrcScriptEnv", max_episode_steps=30)
 register(id="chipgym/RtlDesign-v0", entry_point="chipgym.envs.rtl_design:RtlDesignEnv", max_episode_steps=40)
+register(id="chipgym/CpuKnobs-v0", entry_point="chipgym.envs.cpu_knobs:CpuKnobsEnv")
