@@ -1,0 +1,198 @@
+"""``chipgym/CpuKnobs-v0``: design-space exploration of the ``cpu`` task by knobs, on the real flow.
+
+## Description
+In the style of ArchGym: each step picks one knob vector, :mod:`chipgym.tasks.chip.cpu.generator` writes
+its design (RTL and timing model), and the real scorer (:func:`chipgym.scoring.chip.score_design`: the
+public check with formal, Yosys synthesis, OpenSTA timing at the declared period, gate-level energy) grades
+it through the disk cache, so a design scored once, by any env or process, costs milliseconds afterwards.
+
+## Action Space
+``MultiDiscrete(generator.action_sizes())``: ``[pipeline, forwarding, branch, multiplier, period]``, each
+the index of a value in :data:`chipgym.tasks.chip.cpu.generator.KNOBS` and the period an index into the
+profile's grid :data:`~chipgym.tasks.chip.cpu.generator.PERIODS_PS`. ``forwarding`` and ``branch`` are
+ignored by the multicycle core (see ``Knobs.canonical``). An action outside the space is not an error of
+the env: it costs its evaluation, with reward 0 and ``info["action_error"]``.
+
+## Observation Space
+``Box(float32, 11)``: the last evaluated design's ``T / T0``, ``E / E0``, ``A / A0`` (the profile's units)
+and ``cost`` (0 when unknown), its outcome (1 scored, 0 failed a check or timing, -1 none yet, unavailable
+or a rejected action), its knob vector scaled to [0, 1], and the fraction of the episode's evaluations spent.
+
+## Rewards
+``1 / (1 + cost)`` of the evaluated design, 0 when it fails any check or misses timing. An infrastructure
+failure gives ``info["status"] = "unavailable"`` with ``info["reason"]`` and reward 0: no verdict on the
+design.
+
+## Starting State
+No design evaluated: zeros, outcome -1.
+
+## Episode End
+Terminated after ``evaluations`` steps.
+
+## Arguments
+``profile`` (``"osu018"`` or ``"asap7"``), ``evaluations`` (8), ``timings`` (wall times under
+``info["seconds"]``).
+
+## Version History
+- v0: the first version.
+
+>>> import gymnasium, chipgym
+>>> env = gymnasium.make("chipgym/CpuKnobs-v0", evaluations=2)
+>>> obs, info = env.reset(seed=0)
+>>> obs, reward, terminated, truncated, info = env.step([0, 0, 0, 0, 2])  # multicycle, 8,000 ps
+>>> info["design"], info["status"], 0 < reward < 1                       # doctest: +SKIP
+('multicycle/mul-single-cycle/p2', 'ok', True)
+>>> env.close()
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+import weakref
+from pathlib import Path
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from chipgym.envs.episode import EpisodeRecord, Step
+from chipgym.results import Status
+from chipgym.scoring.chip import ChipScore, score_design
+from chipgym.scoring.profile import load_profile
+from chipgym.tasks.chip.cpu import generator
+from chipgym.tasks.chip.cpu.generator import Knobs
+
+ENV_ID = "chipgym/CpuKnobs-v0"
+OUTCOME = {Status.OK: 1.0, Status.FAILED: 0.0, Status.UNAVAILABLE: -1.0}
+NO_OUTCOME = -1.0
+RATIO_MAX = 1e6
+"""the observation's bound on T / T0, E / E0, A / A0 and cost"""
+MAX_DETAIL = 300
+"""characters of each failure's detail in info"""
+
+
+class CpuKnobsEnv(gym.Env):
+    """Pick knob vectors of the cpu design generator; each is checked and scored by the real flow."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, profile: str = "osu018", evaluations: int = 8, timings: bool = False,
+                 render_mode: str | None = None):
+        if profile not in generator.PERIODS_PS:
+            raise ValueError(f"profile: expected one of {sorted(generator.PERIODS_PS)}, got {profile!r}")
+        if evaluations < 1:
+            raise ValueError(f"evaluations: expected a positive number, got {evaluations}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode: expected one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.profile, self.evaluations, self.timings, self.render_mode = profile, evaluations, timings, render_mode
+        self.sizes = np.array(generator.action_sizes(), dtype=np.int64)
+        self.action_space = spaces.MultiDiscrete(self.sizes)
+        size = 4 + 1 + len(self.sizes) + 1
+        low = np.full(size, 0.0, dtype=np.float32)
+        low[4] = NO_OUTCOME
+        high = np.full(size, 1.0, dtype=np.float32)
+        high[:4] = RATIO_MAX
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.spec = gym.envs.registration.EnvSpec(ENV_ID, f"{__name__}:CpuKnobsEnv", kwargs={
+            "profile": profile, "evaluations": evaluations})
+        self.root = Path(tempfile.mkdtemp(prefix="chipgym-knobs-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self.root, ignore_errors=True)
+        self.steps = 0
+        self._obs, self._last = self._blank(), ""
+        self._record: EpisodeRecord | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.steps, self._obs, self._last = 0, self._blank(), "No design evaluated yet."
+        self._record = EpisodeRecord(ENV_ID, dict(self.spec.kwargs), seed, {})
+        return self._obs.copy(), {"step": 0, "budget": self.evaluations}
+
+    def step(self, action):
+        if self._record is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if self.steps >= self.evaluations:
+            raise gym.error.ResetNeeded(f"the episode's {self.evaluations} evaluations are spent; call reset()")
+        start = time.perf_counter()
+        self.steps += 1
+        try:
+            knobs = Knobs.from_action(self._vector(action))
+        except (TypeError, ValueError) as error:
+            reward, info = 0.0, {"action_error": f"action: {error}"}
+            self._obs = self._blank()
+            logged: Any = {"not_knobs": repr(action)[:200]}
+        else:
+            reward, info = self._evaluate(knobs)
+            logged = knobs.to_action() if np.array_equal(self._vector(action), knobs.to_action()) else \
+                [int(v) for v in self._vector(action)]
+        self._obs[-1] = self.steps / self.evaluations
+        terminated = self.steps >= self.evaluations
+        info.update(step=self.steps, budget=self.evaluations - self.steps)
+        if self.timings:
+            info["seconds"] = {**info.get("seconds", {}), "step": time.perf_counter() - start}
+        self._record.steps.append(Step(logged, float(reward), terminated, False))
+        return self._obs.copy(), float(reward), terminated, False, info
+
+    def _evaluate(self, knobs: Knobs) -> tuple[float, dict[str, Any]]:
+        """Generate, score and observe one design."""
+        folder = generator.generate(knobs, self.root / f"design-{self.steps}")
+        try:
+            score = score_design(folder, profile=self.profile)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        info: dict[str, Any] = {"design": knobs.name, "knobs": {**knobs.canonical().__dict__},
+                                "period_ps": knobs.period_ps(self.profile), "status": str(score.status)}
+        if score.status is Status.UNAVAILABLE:
+            info["reason"] = score.reason
+        for name in ("T_us", "E_nJ", "A_um2", "cost", "slack_ps", "cells"):
+            if getattr(score, name) is not None:
+                info[name] = getattr(score, name)
+        info["failures"] = [(f.check, f.detail.replace(str(folder), "DESIGN")[:MAX_DETAIL]) for f in score.failures]
+        if self.timings:
+            info["seconds"] = dict(score.seconds)
+        self._obs = self._observe(knobs, score)
+        self._last = score.summary()
+        return (score.reward if score.status is Status.OK else 0.0), info
+
+    def _observe(self, knobs: Knobs, score: ChipScore) -> np.ndarray:
+        obs = self._blank()
+        if score.status is Status.OK:  # then the profile loaded
+            units = load_profile(self.profile)
+            obs[:4] = [score.T_us / units.time_us, score.E_nJ / units.energy_nJ, score.A_um2 / units.area_um2,
+                       score.cost]
+        obs[4] = OUTCOME[score.status]
+        obs[5:5 + len(self.sizes)] = np.array(knobs.to_action()) / np.maximum(self.sizes - 1, 1)
+        return np.clip(obs, self.observation_space.low, self.observation_space.high)
+
+    def _blank(self) -> np.ndarray:
+        obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+        obs[4] = NO_OUTCOME
+        obs[-1] = self.steps / self.evaluations
+        return obs
+
+    @staticmethod
+    def _vector(action) -> np.ndarray:
+        vector = np.asarray(action)
+        if vector.ndim != 1 or not np.issubdtype(vector.dtype, np.integer):
+            raise ValueError(f"expected a vector of integers, got {vector.dtype} of shape {vector.shape}")
+        return vector
+
+    def render(self) -> str | None:
+        return self._last if self.render_mode == "ansi" else None
+
+    @property
+    def episode_record(self) -> EpisodeRecord:
+        if self._record is None:
+            raise gym.error.ResetNeeded("call reset() before asking for the episode")
+        record = self._record
+        return EpisodeRecord(record.env_id, dict(record.kwargs), record.seed, dict(record.options), list(record.steps))
+
+    def save_episode(self, path) -> None:
+        """Writes the episode so far as JSON, for :func:`chipgym.envs.episode.replay` and ``chipgym replay``."""
+        self.episode_record.save(path)
+
+    def close(self) -> None:
+        self._cleanup()
+        super().close()
+
