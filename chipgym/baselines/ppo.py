@@ -142,11 +142,12 @@ def build_config(run: PpoRun, observation_space: gymnasium.Space):
 
 
 def connect(address: str | None) -> None:
-    """Starts Ray on this machine (``address=None``) or joins a cluster, unless this process already has."""
+    """Starts Ray on this machine (``address=None``: a new local instance, never one that another user's
+    ``ray start`` left running) or joins a cluster, unless this process already has."""
     import ray
 
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+        ray.init(address=address or "local", include_dashboard=False, logging_level="ERROR", log_to_driver=False)
 
 
 def _spaces(run: PpoRun) -> gymnasium.Space:
@@ -172,13 +173,17 @@ def build(run: PpoRun, resume: str | Path | None = None):
 def iteration_metrics(result: dict, algo, previous: IterationMetrics | None, seconds: float) -> IterationMetrics:
     """One iteration's figures from RLlib's result dict."""
     runners = result.get("env_runners", {})
-    episodes = int(runners.get("chipgym_episodes", 0))
-    steps = int(runners.get("num_env_steps_sampled", 0))
+
+    def count(key: str) -> float:  # RLlib reports NaN for a sum nothing was logged to (every runner died)
+        value = float(runners.get(key, 0.0))
+        return 0.0 if np.isnan(value) else value
+
+    episodes, steps = int(count("chipgym_episodes")), int(count("num_env_steps_sampled"))
     group = algo.env_runner_group
     return IterationMetrics(
         iteration=(previous.iteration if previous else 0) + 1,
-        episode_return_mean=float(runners["chipgym_return"]) / episodes if episodes else None,
-        success_rate=float(runners["chipgym_successes"]) / episodes if episodes else None,
+        episode_return_mean=count("chipgym_return") / episodes if episodes else None,
+        success_rate=count("chipgym_successes") / episodes if episodes else None,
         episodes=episodes,
         env_steps=steps,
         env_steps_total=(previous.env_steps_total if previous else 0) + steps,
