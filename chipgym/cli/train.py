@@ -65,20 +65,23 @@ def evaluate_drc(args, checkpoint: Path) -> dict:
 
 def evaluate_chip(args, checkpoint: Path) -> dict:
     import gymnasium
+    import numpy as np
 
     from chipgym.baselines.evaluate import best_reward_by_budget
+    from chipgym.baselines.knob_search import random_search
     from chipgym.baselines.ppo import load_policy
 
     seeds = list(range(1000, 1000 + args.eval_seeds))  # not the training seeds
     env = gymnasium.make(CHIP_ENV, profile=args.profile, evaluations=args.evaluations)
     try:
-        env.action_space.seed(args.seed)
         ppo = best_reward_by_budget(env, load_policy(checkpoint, greedy=False, seed=args.seed), seeds)
-        random = best_reward_by_budget(env, lambda obs, info: env.action_space.sample(), seeds)
     finally:
         env.close()
+    searches = [np.maximum.accumulate(random_search(args.evaluations, seed, args.profile).rewards) for seed in seeds]
+    random = [float(best) for best in np.mean(searches, axis=0)]
     for budget, (p, r) in enumerate(zip(ppo, random), start=1):
-        print(f"best reward after {budget} evaluations (mean of {len(seeds)} seeds): PPO {p:.4f}, random {r:.4f}")
+        print(f"best reward after {budget} evaluations (mean of {len(seeds)} seeds): PPO {p:.4f}, "
+              f"random search {r:.4f}")
     return {"seeds": seeds, "best_reward_by_budget": {"ppo": ppo, "random_search": random}}
 
 
