@@ -82,6 +82,22 @@ def candidate_decks(observation: dict) -> list[str]:
     return ["\n".join(prelude + list(combo)) + "\n" for combo in itertools.islice(itertools.product(*options), 16)]
 
 
+def play_episode(env: gymnasium.Env, obs: dict) -> tuple[float, dict]:
+    """Runs each candidate deck on the public examples, submits the first that matches them all (else the
+    first); returns the submit's reward and info."""
+    decks = candidate_decks(obs)
+    chosen = decks[0]
+    for deck in decks:
+        env.step(act.write(deck))
+        _, _, _, _, step_info = env.step(act.run())
+        if step_info["run"]["layouts_matched"] == 1.0:
+            chosen = deck
+            break
+    env.step(act.write(chosen))
+    _, reward, _, _, info = env.step(act.submit())
+    return reward, info
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="drc-v0")
@@ -99,16 +115,7 @@ def main() -> None:
     tried = Counter()
     for episode in range(args.episodes):
         obs, info = env.reset(seed=episode, options={"task": ids[episode % len(ids)]} if args.group else None)
-        decks = candidate_decks(obs)
-        chosen = decks[0]
-        for deck in decks:
-            env.step(act.write(deck))
-            _, _, _, _, step_info = env.step(act.run())
-            if step_info["run"]["layouts_matched"] == 1.0:
-                chosen = deck
-                break
-        env.step(act.write(chosen))
-        _, reward, _, _, info = env.step(act.submit())
+        reward, info = play_episode(env, obs)
         tried[info["group"]] += 1
         solved[info["group"]] += reward == 1.0
         print(f"{info['task']:28} {info['group']:10} {'solved' if reward == 1.0 else 'failed':6}  "

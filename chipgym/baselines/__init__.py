@@ -1,1 +1,1 @@
-"""Baselines: policies and trainers for chipgym's numeric envs (PPO with RLlib: :mod:`chipgym.baselines.ppo`)."""
+"""Baselines for chipgym's trainable envs: policies and trainers (PPO with RLlib: :mod:`chipgym.baselines.ppo`)."""

@@ -101,7 +101,7 @@ from chipgym.scoring.drc import Grade, Metric, check_metric, compare, precheck
 from chipgym.tasks.drc import instances
 from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
 from chipgym.tasks.drc.load import load_tasks
-from chipgym.tasks.drc.task import DrcTask, Testcase
+from chipgym.tasks.drc.task import DrcTask, DrcTaskView, Testcase
 
 DOCS_PATH = Path(__file__).with_name("klayout_drc_reference.md")
 Regime = Literal["training", "evaluation"]
@@ -323,10 +323,7 @@ class DrcScriptEnv(TextActionEnv):
         episode = self._episode
         task = episode.task
         obs = {
-            "rule": "\n".join(
-                [task.title, "", task.description, "", "Output one category per rule:"]
-                + [f"- {category}: {text}" for text, category in task.rules]
-            ),
+            "rule": rule_text(task),
             "layers": "\n".join(f"{name}: {layer}/{datatype}" for name, (layer, datatype) in task.layers.items()),
             "examples": self._examples(task),
             "script": episode.script,
@@ -373,6 +370,12 @@ class DrcScriptEnv(TextActionEnv):
             if pool is not None:
                 pool.close()
         super().close()
+
+
+def rule_text(task: DrcTaskView) -> str:
+    """The ``rule`` observation of a task: its title, description and output categories."""
+    return "\n".join([task.title, "", task.description, "", "Output one category per rule:"]
+                     + [f"- {category}: {text}" for text, category in task.rules])
 
 
 def grade_info(result: Grade) -> dict[str, Any]:

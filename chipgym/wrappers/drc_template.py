@@ -12,7 +12,9 @@ policy pick the category would only add ways to write one category twice and lea
 
 One step writes the compiled deck (:func:`compile_deck`), runs it on the public examples, submits it, and
 returns the submit's reward (0 or 1) with ``terminated=True``; ``info`` keeps the env's ``grade`` and
-``run`` and adds ``deck``, ``rule``, ``layers``, ``layer_names`` and ``numbers``.
+``run`` and adds ``deck``; ``info`` of reset and step has the task's text for policies that read it:
+``rule`` and ``layers`` (the env's text observations), ``categories``, ``layer_names`` and ``numbers``
+(the values a slot's ``number`` indexes).
 
 The observation is a Dict of ``observations`` (:class:`~chipgym.wrappers.TextFeatures` of the rule and the
 layers) and ``action_mask`` (one 0/1 vector per action dimension, concatenated, 1 = allowed;
@@ -139,11 +141,22 @@ class Template:
         return rule_numbers(self.rule)[:MAX_NUMBERS]
 
     def mentioned_layers(self) -> list[int]:
-        """Indices of the layers whose name is a word of the rule text (all of them when none is)."""
+        """Indices of the layers the rule text names (all of them when it names none)."""
         names = list(self.layers)[:MAX_LAYERS]
-        words = set(re.findall(r"[\w.]+", self.rule.lower())) | set(re.findall(r"\w+", self.rule.lower()))
-        mentioned = [i for i, name in enumerate(names) if name.lower() in words]
-        return mentioned or list(range(len(names)))
+        return sorted(named_layers(self.rule, names)) or list(range(len(names)))
+
+
+def named_layers(text: str, names: Sequence[str]) -> list[int]:
+    """Indices of the layer ``names`` that start a word of ``text`` ("diff" in "diffusion", but not "via" in
+    "via2"), in order of first mention.
+
+    >>> named_layers("via2 must be inside met3; diffusion too", ["diff", "met3", "via", "via2"])
+    [3, 1, 0]
+    """
+    lowered = text.lower()
+    found = sorted((match.start(), i) for i, name in enumerate(names)
+                   if name and (match := re.search(rf"(?<![\w.]){re.escape(name.lower())}(?!\d)", lowered)))
+    return [i for _, i in found]
 
 
 def slot_values(action: np.ndarray, slot: int) -> dict[str, int]:
@@ -152,27 +165,39 @@ def slot_values(action: np.ndarray, slot: int) -> dict[str, int]:
     return dict(zip(SLOT_FIELDS, (int(v) for v in action[start:start + len(SLOT_FIELDS)])))
 
 
-def compile_deck(template: Template, action: np.ndarray, title: str = "template") -> str:
-    """The KLayout deck of an in-range action (see the module doc for how masked choices compile)."""
-    names = list(template.layers)[:MAX_LAYERS]
-    numbers = template.numbers
-    used: dict[int, None] = {}
-    lines = []
+def slot_expression(template: Template, values: Mapping[str, int]) -> tuple[str, set[int]] | None:
+    """The DSL expression of one slot's in-range values (layers ``l0``, ``l1``, ... by index) and the layer
+    indices it reads, or None when it writes nothing (see the module doc for how masked choices compile)."""
+    n_layers, numbers = min(len(template.layers), MAX_LAYERS), template.numbers
+    check = CHECKS[values["check"]]
+    if check.name == "off" or (check.threshold and not numbers) or not n_layers:
+        return None
+    a, b, c = (min(values[f], n_layers - 1) for f in ("primary", "secondary", "region_layer"))
+    threshold = _float_literal(numbers[min(values["number"], len(numbers) - 1)]) if numbers else ""
+    region = REGIONS[values["region"]]
+    primary = f"l{a}" if region == "all" else f"l{a}.{region}(l{c})"
+    used = {a} | ({b} if check.layers == 2 else set()) | ({c} if region != "all" else set())
+    return check.expression(primary, f"l{b}", threshold, METRICS[values["metric"]]), used
+
+
+def deck(template: Template, outputs: Sequence[tuple[str, str, set[int]]], title: str = "template") -> str:
+    """A deck reading the layers ``outputs`` use and writing each (category, expression, layers) of them."""
+    names = list(template.layers)
+    used = sorted(set().union(*(layers for _, _, layers in outputs)))
+    lines = ["source($input)", f"report({_ruby_string(title)}, $output)"]
+    lines += [f"l{i} = input({template.layers[names[i]][0]}, {template.layers[names[i]][1]})" for i in used]
+    lines += [f"{expression}.output({_ruby_string(category)}, {_ruby_string(category)})"
+              for category, expression, _ in outputs]
+    return "\n".join(lines) + "\n"
+
+
+def compile_deck(template: Template, action: np.ndarray) -> str:
+    """The KLayout deck of an in-range action: slot ``i`` writes the task's ``i``-th category."""
+    outputs = []
     for slot, category in enumerate(list(template.categories)[:SLOTS]):
-        values = slot_values(action, slot)
-        check = CHECKS[values["check"]]
-        if check.name == "off" or (check.threshold and not numbers) or not names:
-            continue
-        a, b, c = (min(values[f], len(names) - 1) for f in ("primary", "secondary", "region_layer"))
-        threshold = _float_literal(numbers[min(values["number"], len(numbers) - 1)]) if numbers else ""
-        region = REGIONS[values["region"]]
-        primary = f"l{a}" if region == "all" else f"l{a}.{region}(l{c})"
-        used.update({a: None, **({b: None} if check.layers == 2 else {}), **({c: None} if region != "all" else {})})
-        expression = check.expression(primary, f"l{b}", threshold, METRICS[values["metric"]])
-        lines.append(f"{expression}.output({_ruby_string(category)}, {_ruby_string(f'{check.name} slot {slot}')})")
-    header = ["source($input)", f"report({_ruby_string(title)}, $output)"]
-    header += [f"l{i} = input({template.layers[names[i]][0]}, {template.layers[names[i]][1]})" for i in sorted(used)]
-    return "\n".join(header + lines) + "\n"
+        if (compiled := slot_expression(template, slot_values(action, slot))) is not None:
+            outputs.append((category, *compiled))
+    return deck(template, outputs)
 
 
 def action_mask(template: Template, layers_from_text: bool = True) -> np.ndarray:
@@ -225,12 +250,14 @@ class DrcTemplateActions(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArg
         })
         self._template: Template | None = None
         self._texts: dict[str, str] = {}
+        self._task_keys: dict[str, str] = {}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         texts, info = self.env.reset(seed=seed, options=options)
         task = next(t for t in self.env.unwrapped.tasks if t.id == info["task"]).agent_view()
         self._template = Template(dict(task.layers), tuple(task.categories), texts["rule"])
         self._texts = texts
+        self._task_keys = {key: info[key] for key in ("task", "group") if key in info}
         return self._observation(), {**info, **self._task_info()}
 
     def mask(self) -> np.ndarray:
@@ -261,8 +288,9 @@ class DrcTemplateActions(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArg
 
     def _task_info(self) -> dict[str, Any]:
         template = self._template
-        return {"rule": template.rule, "layers": self._texts.get("layers", ""),
-                "layer_names": list(template.layers)[:MAX_LAYERS], "numbers": template.numbers}
+        return {**self._task_keys, "rule": template.rule, "layers": self._texts.get("layers", ""),
+                "categories": list(template.categories), "layer_names": list(template.layers)[:MAX_LAYERS],
+                "numbers": template.numbers}
 
 
 def clipped_action(action: Any) -> np.ndarray:

@@ -122,5 +122,5 @@ def test_hostile_actions_never_crash_and_the_checker_accepts_it(tasks):
         env.reset(seed=1)
         obs, reward, terminated, truncated, info = env.step(value)
         assert obs in env.observation_space and reward in (0.0, 1.0) and terminated and not truncated
-        assert "action_error" in info or "grade" in info
+        assert ("action_error" in info or "grade" in info) and info["task"] == "sky130-0000"
     env.close()
