@@ -19,7 +19,9 @@ and ``cost`` (0 when unknown), its outcome (1 scored, 0 failed a check or timing
 or a rejected action), its knob vector scaled to [0, 1], and the fraction of the episode's evaluations spent.
 
 ## Rewards
-``1 / (1 + cost)`` of the evaluated design, 0 when it fails any check or misses timing. An infrastructure
+``1 / (1 + cost)`` of the evaluated design, 0 when it fails any check or misses timing. Designs are graded on
+the public kernels (and, as every score, on the held-out ones too when ``$CHIPGYM_GRADING_SEED`` is set:
+``info["graded_with"]``). An infrastructure
 failure gives ``info["status"] = "unavailable"`` with ``info["reason"]`` and reward 0: no verdict on the
 design.
 
@@ -48,6 +50,7 @@ its knob's allowed values (the observation keeps the full space's knob vector).
 """
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import time
@@ -74,6 +77,8 @@ RATIO_MAX = 1e6
 """the observation's bound on T / T0, E / E0, A / A0 and cost"""
 MAX_DETAIL = 300
 """characters of each failure's detail in info"""
+DESIGN_PATH = re.compile(r"\S*chipgym-knobs-[^/\s]*/design-\d+")
+"""the folder a design was scored in, by this env or by the one whose score the cache kept"""
 
 
 class CpuKnobsEnv(gym.Env):
@@ -140,19 +145,22 @@ class CpuKnobsEnv(gym.Env):
 
     def _evaluate(self, knobs: Knobs) -> tuple[float, dict[str, Any]]:
         """Generate, score and observe one design."""
-        folder = generator.generate(knobs, self.root / f"design-{self.steps}")
+        folder = self.root / f"design-{self.steps}"
         try:
-            score = score_design(folder, profile=self.profile)
+            score = score_design(generator.generate(knobs, folder), profile=self.profile)
+        except OSError as error:  # the machine's (a full disk, ...): the flow's own failures are in the score
+            score = ChipScore(Status.UNAVAILABLE, 0.0, self.profile, "", reason=f"{type(error).__name__}: {error}")
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         info: dict[str, Any] = {"design": knobs.name, "knobs": {**knobs.canonical().__dict__},
-                                "period_ps": knobs.period_ps(self.profile), "status": str(score.status)}
+                                "period_ps": knobs.period_ps(self.profile), "status": str(score.status),
+                                "graded_with": score.graded_with}
         if score.status is Status.UNAVAILABLE:
             info["reason"] = score.reason
         for name in ("T_us", "E_nJ", "A_um2", "cost", "slack_ps", "cells"):
             if getattr(score, name) is not None:
                 info[name] = getattr(score, name)
-        info["failures"] = [(f.check, f.detail.replace(str(folder), "DESIGN")[:MAX_DETAIL]) for f in score.failures]
+        info["failures"] = [(f.check, DESIGN_PATH.sub("DESIGN", f.detail)[:MAX_DETAIL]) for f in score.failures]
         if self.timings:
             info["seconds"] = dict(score.seconds)
         self._obs = self._observe(knobs, score)
