@@ -6,10 +6,11 @@
 Each design is evaluated by one step of the env (the generator, then the check with formal, synthesis,
 timing at the declared period and gate-level energy, through the disk cache: a design scored before costs
 nothing). Designs are taken slowest period first, so a partial run already covers every design at the
-period where most meet timing (``--fastest-first`` walks the other way: a second run beside a first one
-shares the work through the cache; ``--periods`` keeps the designs at some period indices only). Prints a row per design as it is scored (knobs, outcome, T, E, A, cost,
-reward, seconds) and a Markdown table at the end; ``--out`` keeps the rows as JSON, rewritten after each.
-A profile whose cell library is missing (asap7 without ``chipgym pdk install asap7``) is skipped.
+period where most meet timing. ``--fastest-first`` walks the other way, so a second run beside a first one
+shares the work through the cache; ``--periods`` keeps the designs at some period indices only. Prints a
+row per design as it is scored (knobs, outcome, T, E, A, cost, reward, seconds) and a Markdown table at the
+end; ``--out`` keeps the rows as JSON, rewritten after each. A profile whose cell library is missing (asap7
+without ``chipgym pdk install asap7``) is skipped.
 """
 from __future__ import annotations
 
