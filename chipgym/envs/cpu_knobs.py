@@ -55,6 +55,7 @@ import shutil
 import tempfile
 import time
 import weakref
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -152,7 +153,7 @@ class CpuKnobsEnv(gym.Env):
             score = ChipScore(Status.UNAVAILABLE, 0.0, self.profile, "", reason=f"{type(error).__name__}: {error}")
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        info: dict[str, Any] = {"design": knobs.name, "knobs": {**knobs.canonical().__dict__},
+        info: dict[str, Any] = {"design": knobs.name, "knobs": asdict(knobs.canonical()),
                                 "period_ps": knobs.period_ps(self.profile), "status": str(score.status),
                                 "graded_with": score.graded_with}
         if score.status is Status.UNAVAILABLE:
