@@ -26,7 +26,7 @@ from chipgym.errors import ProfileMissingError
 from chipgym.scoring.profile import load_profile
 from chipgym.tasks.chip.cpu.generator import PERIODS_PS, designs
 
-COLUMNS = ("design", "period_ps", "status", "T_us", "E_nJ", "A_um2", "cost", "reward", "seconds")
+COLUMNS = ("design", "period_ps", "slack_ps", "status", "T_us", "E_nJ", "A_um2", "cost", "reward", "seconds")
 
 
 def calibrate(profile: str, rows: list[dict], out: Path | None, fastest_first: bool = False,
@@ -57,11 +57,12 @@ def _number(value: float | None, spec: str) -> str:
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| profile | design | period (ps) | outcome | T (us) | E (nJ) | A (um^2) | cost | reward | s |",
-             "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| profile | design | period ps | slack ps | outcome | T us | E nJ | A um^2 | cost | reward | seconds |",
+             "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
-        outcome = r["status"] if r["status"] == "ok" else f"{r['status']} ({(r['failure'] or r['reason'] or '')[:40]})"
-        lines.append(f"| {r['profile']} | {r['design']} | {r['period_ps']} | {outcome} | {_number(r['T_us'], '.1f')} | "
+        outcome = r["status"] if r["status"] == "ok" else f"{r['status']}: {(r['failure'] or r['reason'] or '')[:40]}"
+        lines.append(f"| {r['profile']} | {r['design']} | {r['period_ps']} | {_number(r.get('slack_ps'), '.0f')} | "
+                     f"{outcome.split(' ps at ')[0]} | {_number(r['T_us'], '.1f')} | "
                      f"{_number(r['E_nJ'], '.0f')} | {_number(r['A_um2'], '.0f')} | {_number(r['cost'], '.3f')} | "
                      f"{r['reward']:.4f} | {r['seconds']:.0f} |")
     return "\n".join(lines)
