@@ -19,7 +19,9 @@ and ``cost`` (0 when unknown), its outcome (1 scored, 0 failed a check or timing
 or a rejected action), its knob vector scaled to [0, 1], and the fraction of the episode's evaluations spent.
 
 ## Rewards
-``1 / (1 + cost)`` of the evaluated design, 0 when it fails any check or misses timing. An infrastructure
+``1 / (1 + cost)`` of the evaluated design, 0 when it fails any check or misses timing. Designs are graded on
+the public kernels (and, as every score, on the held-out ones too when ``$CHIPGYM_GRADING_SEED`` is set:
+``info["graded_with"]``). An infrastructure
 failure gives ``info["status"] = "unavailable"`` with ``info["reason"]`` and reward 0: no verdict on the
 design.
 
@@ -31,7 +33,9 @@ Terminated after ``evaluations`` steps.
 
 ## Arguments
 ``profile`` (``"osu018"`` or ``"asap7"``), ``evaluations`` (8), ``timings`` (wall times under
-``info["seconds"]``).
+``info["seconds"]``), ``choices``: a sub-space, the values allowed for some knobs (``{"pipeline":
+["multicycle"], "period": [0, 2]}``; the period by index), each dimension of the action then an index into
+its knob's allowed values (the observation keeps the full space's knob vector).
 
 ## Version History
 - v0: the first version.
@@ -46,10 +50,12 @@ Terminated after ``evaluations`` steps.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import time
 import weakref
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -65,12 +71,15 @@ from chipgym.tasks.chip.cpu import generator
 from chipgym.tasks.chip.cpu.generator import Knobs
 
 ENV_ID = "chipgym/CpuKnobs-v0"
+KNOB_NAMES = (*generator.KNOBS, "period")
 OUTCOME = {Status.OK: 1.0, Status.FAILED: 0.0, Status.UNAVAILABLE: -1.0}
 NO_OUTCOME = -1.0
 RATIO_MAX = 1e6
 """the observation's bound on T / T0, E / E0, A / A0 and cost"""
 MAX_DETAIL = 300
 """characters of each failure's detail in info"""
+DESIGN_PATH = re.compile(r"\S*chipgym-knobs-[^/\s]*/design-\d+")
+"""the folder a design was scored in, by this env or by the one whose score the cache kept"""
 
 
 class CpuKnobsEnv(gym.Env):
@@ -78,8 +87,8 @@ class CpuKnobsEnv(gym.Env):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
 
-    def __init__(self, profile: str = "osu018", evaluations: int = 8, timings: bool = False,
-                 render_mode: str | None = None):
+    def __init__(self, profile: str = "osu018", evaluations: int = 8, choices: dict[str, list] | None = None,
+                 timings: bool = False, render_mode: str | None = None):
         if profile not in generator.PERIODS_PS:
             raise ValueError(f"profile: expected one of {sorted(generator.PERIODS_PS)}, got {profile!r}")
         if evaluations < 1:
@@ -88,15 +97,16 @@ class CpuKnobsEnv(gym.Env):
             raise ValueError(f"render_mode: expected one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.profile, self.evaluations, self.timings, self.render_mode = profile, evaluations, timings, render_mode
         self.sizes = np.array(generator.action_sizes(), dtype=np.int64)
-        self.action_space = spaces.MultiDiscrete(self.sizes)
+        self.allowed = _allowed(choices or {})
+        self.action_space = spaces.MultiDiscrete([len(indices) for indices in self.allowed])
         size = 4 + 1 + len(self.sizes) + 1
         low = np.full(size, 0.0, dtype=np.float32)
         low[4] = NO_OUTCOME
         high = np.full(size, 1.0, dtype=np.float32)
         high[:4] = RATIO_MAX
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
-        self.spec = gym.envs.registration.EnvSpec(ENV_ID, f"{__name__}:CpuKnobsEnv", kwargs={
-            "profile": profile, "evaluations": evaluations})
+        kwargs = {"profile": profile, "evaluations": evaluations, **({"choices": choices} if choices else {})}
+        self.spec = gym.envs.registration.EnvSpec(ENV_ID, f"{__name__}:CpuKnobsEnv", kwargs=kwargs)
         self.root = Path(tempfile.mkdtemp(prefix="chipgym-knobs-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.root, ignore_errors=True)
         self.steps = 0
@@ -117,15 +127,15 @@ class CpuKnobsEnv(gym.Env):
         start = time.perf_counter()
         self.steps += 1
         try:
-            knobs = Knobs.from_action(self._vector(action))
-        except (TypeError, ValueError) as error:
+            vector = self._vector(action)
+            knobs = Knobs.from_action([self.allowed[d][i] for d, i in enumerate(vector)])
+        except (TypeError, ValueError, IndexError) as error:
             reward, info = 0.0, {"action_error": f"action: {error}"}
             self._obs = self._blank()
             logged: Any = {"not_knobs": repr(action)[:200]}
         else:
             reward, info = self._evaluate(knobs)
-            logged = knobs.to_action() if np.array_equal(self._vector(action), knobs.to_action()) else \
-                [int(v) for v in self._vector(action)]
+            logged = [int(v) for v in vector]
         self._obs[-1] = self.steps / self.evaluations
         terminated = self.steps >= self.evaluations
         info.update(step=self.steps, budget=self.evaluations - self.steps)
@@ -136,19 +146,22 @@ class CpuKnobsEnv(gym.Env):
 
     def _evaluate(self, knobs: Knobs) -> tuple[float, dict[str, Any]]:
         """Generate, score and observe one design."""
-        folder = generator.generate(knobs, self.root / f"design-{self.steps}")
+        folder = self.root / f"design-{self.steps}"
         try:
-            score = score_design(folder, profile=self.profile)
+            score = score_design(generator.generate(knobs, folder), profile=self.profile)
+        except OSError as error:  # the machine's (a full disk, ...): the flow's own failures are in the score
+            score = ChipScore(Status.UNAVAILABLE, 0.0, self.profile, "", reason=f"{type(error).__name__}: {error}")
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        info: dict[str, Any] = {"design": knobs.name, "knobs": {**knobs.canonical().__dict__},
-                                "period_ps": knobs.period_ps(self.profile), "status": str(score.status)}
+        info: dict[str, Any] = {"design": knobs.name, "knobs": asdict(knobs.canonical()),
+                                "period_ps": knobs.period_ps(self.profile), "status": str(score.status),
+                                "graded_with": score.graded_with}
         if score.status is Status.UNAVAILABLE:
             info["reason"] = score.reason
         for name in ("T_us", "E_nJ", "A_um2", "cost", "slack_ps", "cells"):
             if getattr(score, name) is not None:
                 info[name] = getattr(score, name)
-        info["failures"] = [(f.check, f.detail.replace(str(folder), "DESIGN")[:MAX_DETAIL]) for f in score.failures]
+        info["failures"] = [(f.check, DESIGN_PATH.sub("DESIGN", f.detail)[:MAX_DETAIL]) for f in score.failures]
         if self.timings:
             info["seconds"] = dict(score.seconds)
         self._obs = self._observe(knobs, score)
@@ -171,11 +184,13 @@ class CpuKnobsEnv(gym.Env):
         obs[-1] = self.steps / self.evaluations
         return obs
 
-    @staticmethod
-    def _vector(action) -> np.ndarray:
+    def _vector(self, action) -> np.ndarray:
         vector = np.asarray(action)
-        if vector.ndim != 1 or not np.issubdtype(vector.dtype, np.integer):
-            raise ValueError(f"expected a vector of integers, got {vector.dtype} of shape {vector.shape}")
+        if vector.shape != self.action_space.shape or not np.issubdtype(vector.dtype, np.integer):
+            raise ValueError(f"expected {len(self.allowed)} integers, got {vector.dtype} of shape {vector.shape}")
+        for (name, indices), index in zip(zip(KNOB_NAMES, self.allowed), vector):
+            if not 0 <= index < len(indices):
+                raise ValueError(f"{name}: expected an index below {len(indices)}, got {index}")
         return vector
 
     def render(self) -> str | None:
@@ -196,3 +211,17 @@ class CpuKnobsEnv(gym.Env):
         self._cleanup()
         super().close()
 
+
+
+def _allowed(choices: dict[str, list]) -> list[list[int]]:
+    """Per dimension of the knob vector, the indices of the values ``choices`` allows (all by default)."""
+    if unknown := sorted(set(choices) - set(KNOB_NAMES)):
+        raise ValueError(f"choices: unknown knob {unknown[0]!r}; knobs: {', '.join(KNOB_NAMES)}")
+    allowed = []
+    for name, size in zip(KNOB_NAMES, generator.action_sizes()):
+        values = generator.KNOBS.get(name, tuple(range(size)))
+        picked = choices.get(name, list(values))
+        if not picked or any(value not in values for value in picked):
+            raise ValueError(f"choices: {name} must be a non-empty list of {list(values)}, got {picked!r}")
+        allowed.append(sorted(set(values.index(value) for value in picked)))
+    return allowed
