@@ -1,10 +1,8 @@
-"""Ray for the training tests: each test module gets a fresh local Ray of two CPUs, shut down after it."""
+"""For the training tests: a fresh local Ray of two CPUs per test module, and the tiny DRC task."""
 
 from __future__ import annotations
 
 import pytest
-
-ray = pytest.importorskip("ray")
 
 TINY_TASK = "sky130-0000"
 
@@ -20,6 +18,8 @@ def tiny_tasks():
 
 @pytest.fixture(scope="module")
 def local_ray():
+    import ray
+
     ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     yield
     ray.shutdown()
