@@ -150,7 +150,8 @@ def connect(address: str | None) -> None:
         ray.init(address=address or "local", include_dashboard=False, logging_level="ERROR", log_to_driver=False)
 
 
-def _spaces(run: PpoRun) -> gymnasium.Space:
+def _observation_space(run: PpoRun) -> gymnasium.Space:
+    """The env's observation space, from an env built here once (it picks the RLModule)."""
     env = make_env(run.env_id, run.env_kwargs)
     try:
         return env.observation_space
@@ -162,7 +163,7 @@ def build(run: PpoRun, resume: str | Path | None = None):
     """The RLlib Algorithm for the run, fresh or restored from a checkpoint folder, and the metrics so far."""
     connect(run.ray_address)
     if resume is None:
-        return build_config(run, _spaces(run)).build_algo(), []
+        return build_config(run, _observation_space(run)).build_algo(), []
     from ray.rllib.algorithms.algorithm import Algorithm
 
     register(run.env_id)
