@@ -560,7 +560,10 @@ class KlayoutWorker:
             pass
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
-            stream.close()
+            try:
+                stream.close()
+            except BrokenPipeError:  # stdin still held a message the dead worker never read; closed anyway
+                pass
         os.close(self._results.fd)
         self.process = self._control = self._results = None
         self._cleaning = False

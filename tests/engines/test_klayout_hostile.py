@@ -271,6 +271,19 @@ def test_a_deck_that_silences_the_workers_deadline_is_killed_from_outside(layout
     assert after.counts == {"m1.1": 1, "m1_2": 0}
 
 
+def test_a_worker_killed_while_idle_is_restarted_for_the_next_deck(layouts):
+    with DrcPool(workers=1, timeout=10.0, cache=DrcCache(size=0)) as pool:
+        worker = pool.workers[0]
+        [before] = pool.run(WIDTH_SPACE_DECK, [layouts["narrow"]])
+        killed = processes_of(worker.sandbox.uid)
+        for pid in killed:
+            os.kill(pid, 9)
+        while processes_of(worker.sandbox.uid) or worker.process.poll() is None:
+            time.sleep(0.05)
+        [after] = pool.run(WIDTH_SPACE_DECK, [layouts["narrow"]])  # the job message meets a dead pipe
+    assert killed and before.counts == after.counts == {"m1.1": 1, "m1_2": 0}
+
+
 def test_a_worker_killed_from_outside_is_unavailable_and_not_cached(layouts):
     with DrcPool(workers=1, timeout=10.0) as pool:
         worker = pool.workers[0]

@@ -39,6 +39,9 @@ def episode(env_id: str, problems: str) -> tuple[dict, dict, list[str]]:
     if env_id == "chipgym/RtlDesign-v0":
         actions = [rtl_actions.set_clock(1500), rtl_actions.check(), "oops", rtl_actions.write("notes.txt", "x")]
         return {"formal": False}, {"start": "multicycle"}, actions
+    if env_id == "chipgym/CpuKnobs-v0":  # the multicycle fixture's design at two periods, as in test_cpu_knobs_env.py
+        choices = {"pipeline": ["multicycle"], "multiplier": ["single-cycle"], "period": [0, 2]}
+        return {"evaluations": 4, "choices": choices}, {}, [[0, 0, 0, 0, 1], [0, 0, 0, 0, 0], "oops", [0] * 5]
     env = gymnasium.make(env_id)
     env.action_space.seed(0)
     actions = [env.action_space.sample() for _ in range(4)]

@@ -14,6 +14,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from chipgym.tasks.chip.edits import Edit, apply_edits, load_edits
+
 HERE = Path(__file__).parent
 MUTANTS = HERE / "mutants"
 FIXTURES = HERE / "fixtures"
@@ -25,17 +27,12 @@ class Mutant:
     fixture: str
     check: str
     breaks: str
-    edits: tuple[tuple[str, str, str], ...]
+    edits: tuple[Edit, ...]
 
     def materialize(self, dest: Path) -> Path:
         """Write the mutated fixture to ``dest`` (a new folder) and return it."""
         shutil.copytree(FIXTURES / self.fixture, dest)
-        for file, old, new in self.edits:
-            path = dest / file
-            text = path.read_text()
-            if text.count(old) != 1:
-                raise ValueError(f"mutant {self.name}: {old!r} occurs {text.count(old)} times in {file}")
-            path.write_text(text.replace(old, new))
+        apply_edits(dest, self.edits, f"mutant {self.name}")
         return dest
 
 
@@ -43,7 +40,7 @@ def load_mutants() -> dict[str, Mutant]:
     out = {}
     for folder in sorted(p for p in MUTANTS.iterdir() if (p / "expect").is_file()):
         check, _, breaks = (folder / "expect").read_text().strip().partition(":")
-        patch = tomllib.loads((folder / "patch.toml").read_text())
-        edits = tuple((e["file"], e["old"], e["new"]) for e in patch["edit"])
-        out[folder.name] = Mutant(folder.name, patch["fixture"], check.strip(), breaks.strip(), edits)
+        fixture = tomllib.loads((folder / "patch.toml").read_text())["fixture"]
+        edits = load_edits(folder / "patch.toml")
+        out[folder.name] = Mutant(folder.name, fixture, check.strip(), breaks.strip(), edits)
     return out
