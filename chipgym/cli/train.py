@@ -67,8 +67,8 @@ def evaluate_chip(args, checkpoint: Path) -> dict:
     import gymnasium
     import numpy as np
 
-    from chipgym.baselines.policy_evaluation import best_reward_by_budget
     from chipgym.baselines.knob_search import random_search
+    from chipgym.baselines.policy_evaluation import best_reward_by_budget
     from chipgym.baselines.ppo import load_policy
 
     seeds = list(range(1000, 1000 + args.eval_seeds))  # not the training seeds
