@@ -56,7 +56,8 @@ def evaluate_drc(args, checkpoint: Path) -> dict:
         result = success_on_every_task(env, load_policy(checkpoint, greedy=True))
     finally:
         env.close()
-    print(f"greedy policy on {len(result.rewards)} {split} tasks: success {result.success_rate:.3f} "
+    played = "the tasks it trained on" if args.task else f"the {split} split"
+    print(f"greedy policy, {len(result.rewards)} tasks ({played}): success {result.success_rate:.3f} "
           + " ".join(f"{g} {r:.3f}" for g, r in result.by_group().items())
           + (f" ({len(result.unavailable)} unavailable)" if result.unavailable else ""))
     return {"split": split, "success_rate": result.success_rate, "by_group": result.by_group(),
