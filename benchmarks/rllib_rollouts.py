@@ -10,8 +10,9 @@ samples drc-v0's train split (each step compiles a deck, runs it on the public e
 fresh layouts). The knob env runs the real flow for each design not in ``$CHIPGYM_CACHE``: its figure is
 only meaningful on a warm cache.
 
-Measured here (2 cores shared with other work, load average about 14; ``--iterations 4 --batch 64``):
-DrcTemplate-v0 with 1 env runner 0.99 env steps/s, with 2 runners 1.89 (1.9x).
+Measured here, 2 cores otherwise idle (``--iterations 4 --batch 64 --knobs``, the knob designs cached):
+DrcTemplate-v0 9.3 env steps/s with 1 env runner, 10.7 with 2; CpuKnobs-v0 19.1 and 34.8. Under a load average
+of about 14, DrcTemplate-v0 gave 0.99 and 1.89.
 """
 
 from __future__ import annotations
