@@ -13,52 +13,44 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections import Counter
-from typing import Callable
 
 import gymnasium
 
 import chipgym  # noqa: F401  (registers the env ids)
+from chipgym.baselines.agent import Agent
 from chipgym.baselines.drc_policies import HeuristicPolicy, RandomPolicy
+from chipgym.baselines.policy_evaluation import Policy, TaskSuccess, success_on_every_task
 from chipgym.baselines.scripted import DrcKeywordAgent
 
 GROUPS = ("sky130", "synthetic", "syntax")
+TEMPLATE_ENV = "chipgym/DrcTemplate-v0"
 
 
-def template_success(policy: Callable, split: str) -> Counter:
-    """Tasks solved and played, by group, of ``policy`` on every task of ``split``."""
-    env = gymnasium.make("chipgym/DrcTemplate-v0", tasks="drc-v0", split=split, regime="evaluation")
-    tally: Counter = Counter()
-    for task_id in env.unwrapped.task_ids():
-        obs, info = env.reset(seed=0, options={"task": task_id})
-        _, reward, _, _, info = env.step(policy(obs, info))
-        tally[info["group"], "played"] += 1
-        tally[info["group"], "solved"] += reward == 1.0
-    env.close()
-    return tally
+def success(env_id: str, policy: Policy, split: str, **kwargs) -> TaskSuccess:
+    """``policy`` played once on every task of drc-v0's ``split``, in the evaluation regime."""
+    env = gymnasium.make(env_id, tasks="drc-v0", split=split, regime="evaluation", **kwargs)
+    try:
+        return success_on_every_task(env, policy)
+    finally:
+        env.close()
 
 
-def scripted_success(split: str) -> Counter:
-    agent = DrcKeywordAgent()
-    env = gymnasium.make("chipgym/DrcScript-v0", tasks="drc-v0", split=split, regime="evaluation", max_steps=40,
-                         max_episode_steps=40)
-    tally: Counter = Counter()
-    for task_id in env.unwrapped.task_ids():
-        obs, info = env.reset(seed=0, options={"task": task_id})
-        agent.reset(obs, info, seed=0)
-        terminated = truncated = False
-        while not (terminated or truncated):
-            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info).action)
-        tally[info["group"], "played"] += 1
-        tally[info["group"], "solved"] += reward == 1.0
-    env.close()
-    return tally
+def agent_policy(agent: Agent) -> Policy:
+    """A chat-style agent as a policy: it starts a new episode whenever the env's info says step 0."""
+    def policy(observation, info):
+        if info["step"] == 0:
+            agent.reset(observation, info, seed=0)
+        return agent.act(observation, info).action
+    return policy
 
 
-def row(name: str, split: str, tally: Counter, seconds: float) -> str:
-    solved, played = (sum(tally[g, k] for g in GROUPS) for k in ("solved", "played"))
-    groups = "  ".join(f"{tally[g, 'solved']:>3}/{tally[g, 'played']:<3}" for g in GROUPS)
-    return f"{name:<18} {split:<5} {solved:>4}/{played:<4} {solved / max(played, 1):>6.1%}  {groups}  {seconds:>5.0f} s"
+def row(name: str, split: str, result: TaskSuccess, seconds: float) -> str:
+    solved = {g: sum(result.rewards[t] >= 1.0 for t, tg in result.groups.items() if tg == g) for g in GROUPS}
+    played = {g: sum(tg == g for tg in result.groups.values()) for g in GROUPS}
+    groups = "  ".join(f"{solved[g]:>3}/{played[g]:<3}" for g in GROUPS)
+    total_solved, total = sum(solved.values()), len(result.rewards)
+    return (f"{name:<18} {split:<5} {total_solved:>4}/{total:<4} {total_solved / max(total, 1):>6.1%}  {groups}  "
+            f"{seconds:>5.0f} s")
 
 
 def main() -> None:
@@ -70,15 +62,16 @@ def main() -> None:
     print(f"{'policy':<18} {'split':<5} {'solved':>9} {'rate':>6}  " + "  ".join(f"{g:<7}" for g in GROUPS)
           + "   time", flush=True)
     for split in args.splits:
-        runs = [("heuristic", lambda: template_success(HeuristicPolicy(), split))]
-        runs += [(f"random seed {seed}", lambda seed=seed: template_success(RandomPolicy(seed), split))
+        runs = [("heuristic", lambda: success(TEMPLATE_ENV, HeuristicPolicy(), split))]
+        runs += [(f"random seed {seed}", lambda seed=seed: success(TEMPLATE_ENV, RandomPolicy(seed), split))
                  for seed in args.seeds]
         if split == "test" and not args.no_scripted:
-            runs.append(("scripted (example)", lambda: scripted_success(split)))
+            runs.append(("scripted (example)", lambda: success(
+                "chipgym/DrcScript-v0", agent_policy(DrcKeywordAgent()), split, max_steps=40, max_episode_steps=40)))
         for name, run in runs:
             start = time.perf_counter()
-            tally = run()
-            print(row(name, split, tally, time.perf_counter() - start), flush=True)
+            result = run()
+            print(row(name, split, result, time.perf_counter() - start), flush=True)
 
 
 if __name__ == "__main__":
