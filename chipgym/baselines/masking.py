@@ -35,8 +35,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     """PPO's default torch module on ``obs["observations"]``, its action logits masked by ``obs["action_mask"]``."""
 
     def __init__(self, *, observation_space: gymnasium.Space | None = None, **kwargs):
-        if not isinstance(observation_space, gymnasium.spaces.Dict) or set(observation_space.spaces) != {MASK,
-                                                                                                        FEATURES}:
+        if not is_masked_space(observation_space):
             raise ValueError(f"MaskedPPOTorchRLModule: the observation space must be a Dict of exactly "
                              f"'{FEATURES}' and '{MASK}', got {observation_space}")
         self.masked_space = observation_space
@@ -61,6 +60,11 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     def compute_values(self, batch, embeddings=None):
         _mask, batch = _split(batch)
         return super().compute_values(batch, embeddings)
+
+
+def is_masked_space(space: gymnasium.Space | None) -> bool:
+    """Whether ``space`` is the Dict of exactly ``"observations"`` and ``"action_mask"`` this module reads."""
+    return isinstance(space, gymnasium.spaces.Dict) and set(space.spaces) == {MASK, FEATURES}
 
 
 def _split(batch: dict) -> tuple[torch.Tensor, dict]:

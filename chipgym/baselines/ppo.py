@@ -28,7 +28,7 @@ from typing import Any, Callable
 import gymnasium
 import numpy as np
 
-from chipgym.baselines.masking import FEATURES, MASK, MaskedPPOTorchRLModule, greedy_actions
+from chipgym.baselines.masking import MaskedPPOTorchRLModule, greedy_actions, is_masked_space
 
 CHECKPOINT, METRICS, CURVE = "checkpoint", "metrics.json", "learning_curve.png"
 RUN_FILE = "chipgym_run.json"  # beside RLlib's files in a checkpoint: the run's settings and metrics so far
@@ -121,10 +121,8 @@ def build_config(run: PpoRun, observation_space: gymnasium.Space):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     model = {"fcnet_hiddens": list(run.hidden), "head_fcnet_hiddens": [], "vf_share_layers": False}
-    masked = isinstance(observation_space, gymnasium.spaces.Dict) and set(observation_space.spaces) == {MASK,
-                                                                                                     FEATURES}
-    module = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model) if masked else RLModuleSpec(
-        model_config=model)
+    module = (RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model)
+              if is_masked_space(observation_space) else RLModuleSpec(model_config=model))
     return (
         PPOConfig()
         .environment(register(run.env_id), env_config=dict(run.env_kwargs))
