@@ -13,7 +13,6 @@ on a cluster (``ray_address``); an actor lost mid-episode ends that episode ``un
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections import deque
@@ -25,8 +24,8 @@ from tqdm import tqdm
 
 from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec, end_record
 from chipgym.baselines.eval_summary import summarize
+from chipgym.baselines.ray_actors import actor_class, ray_session
 from chipgym.baselines.step_log import StepLog, read_episodes
-from chipgym.errors import InfrastructureError
 
 LOG_NAME, RUN_NAME, SUMMARY_NAME = "steps.jsonl", "run.json", "summary.json"
 SAME_RUN = ("env_id", "env_kwargs", "agent", "samples")  # what --resume must find unchanged in run.json
@@ -85,14 +84,6 @@ def _run_file(run: EvalRun) -> dict[str, Any]:
 def evaluate(run: EvalRun) -> dict[str, Any]:
     """Plays every episode of ``run`` not finished yet, logging each step to ``out/steps.jsonl``; writes and
     returns the summary of the log's episodes (``out/summary.json``)."""
-    try:
-        import ray
-    except ImportError:
-        raise InfrastructureError("chipgym eval runs on Ray, which is not installed: pip install -e '.[rllib]' "
-                                  "(bash run.sh setup does)") from None
-
-    if run.workers < 1:
-        raise ValueError(f"--workers: expected at least 1, got {run.workers}")
     run.out.mkdir(parents=True, exist_ok=True)
     log = StepLog(run.out / LOG_NAME)
     run_path = run.out / RUN_NAME
@@ -104,17 +95,12 @@ def evaluate(run: EvalRun) -> dict[str, Any]:
     finished = log.finished() if run.resume else set()
     attempts = log.attempts()
     todo = deque(spec for spec in run.episodes if spec.key not in finished)
-    started_ray = not ray.is_initialized()
-    if started_ray:
-        ray.init(address=run.ray_address, num_cpus=None if run.ray_address else run.workers,
-                 include_dashboard=False, logging_level="warning", log_to_driver=False)
     wall = time.perf_counter()
     try:
-        _play(run, todo, attempts, log, ray)
+        with ray_session(run.workers, run.ray_address, "chipgym eval") as ray:
+            _play(run, todo, attempts, log, ray)
     finally:
         log.close()
-        if started_ray:
-            ray.shutdown()
     keys = {spec.key for spec in run.episodes}
     episodes = [e for e in read_episodes(log.path) if e.start["episode"] in keys]
     summary = summarize(episodes, run.samples, time.perf_counter() - wall)
@@ -124,8 +110,7 @@ def evaluate(run: EvalRun) -> dict[str, Any]:
 
 
 def _play(run: EvalRun, todo: deque, attempts, log: StepLog, ray) -> None:
-    env_vars = {k: v for k, v in os.environ.items() if k.startswith("CHIPGYM_")}
-    Runner = ray.remote(num_cpus=1, max_restarts=0)(EpisodeRunner).options(runtime_env={"env_vars": env_vars})
+    Runner = actor_class(ray, EpisodeRunner)
 
     def new_actor():
         return Runner.remote(run.env_id, run.env_kwargs, run.agent, run.llm, run.time_limit)

@@ -324,7 +324,7 @@ class DrcScriptEnv(TextActionEnv):
         task = episode.task
         obs = {
             "rule": rule_text(task),
-            "layers": "\n".join(f"{name}: {layer}/{datatype}" for name, (layer, datatype) in task.layers.items()),
+            "layers": layers_text(task),
             "examples": self._examples(task),
             "script": episode.script,
             "tests": "\n\n".join(
@@ -338,10 +338,7 @@ class DrcScriptEnv(TextActionEnv):
 
     def _examples(self, task: DrcTask) -> str:
         if task.id not in self._examples_text:
-            self._examples_text[task.id] = "\n\n".join(
-                f"example {i + 1} (expected {_verdicts(case.labels)}):\n{layout_to_text(case.gds, task.layers)}"
-                for i, case in enumerate(task.public_examples)
-            )
+            self._examples_text[task.id] = examples_text(task)
         return self._examples_text[task.id]
 
     def _episode_info(self) -> dict[str, Any]:
@@ -376,6 +373,19 @@ def rule_text(task: DrcTaskView) -> str:
     """The ``rule`` observation of a task: its title, description and output categories."""
     return "\n".join([task.title, "", task.description, "", "Output one category per rule:"]
                      + [f"- {category}: {text}" for text, category in task.rules])
+
+
+def layers_text(task: DrcTaskView) -> str:
+    """The ``layers`` observation of a task: one ``name: layer/datatype`` line per layer."""
+    return "\n".join(f"{name}: {layer}/{datatype}" for name, (layer, datatype) in task.layers.items())
+
+
+def examples_text(task: DrcTaskView) -> str:
+    """The ``examples`` observation of a task: each public layout as text, with its verdicts."""
+    return "\n\n".join(
+        f"example {i + 1} (expected {_verdicts(case.labels)}):\n{layout_to_text(case.gds, task.layers)}"
+        for i, case in enumerate(task.public_examples)
+    )
 
 
 def grade_info(result: Grade) -> dict[str, Any]:

@@ -1,0 +1,76 @@
+"""Ray for the baselines' parallel runs (``chipgym eval``, ``chipgym select``): joining or starting a Ray, and
+actor classes that see this process's ``CHIPGYM_*`` settings (the cache, the grading seed) on every node.
+
+>>> sorted(chipgym_env_vars({"CHIPGYM_CACHE": "/c", "HOME": "/h"}))
+['CHIPGYM_CACHE']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections import deque
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from chipgym.errors import InfrastructureError
+
+
+def chipgym_env_vars(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    environ = os.environ if environ is None else environ
+    return {k: v for k, v in environ.items() if k.startswith("CHIPGYM_")}
+
+
+@contextlib.contextmanager
+def ray_session(workers: int, address: str | None = None, command: str = "chipgym") -> Iterator[Any]:
+    """The ``ray`` module, connected: to ``address``, else a local Ray of ``workers`` CPUs started here (and shut
+    down at the end); an already initialized Ray is used as it is."""
+    try:
+        import ray
+    except ImportError:
+        raise InfrastructureError(f"{command} runs on Ray, which is not installed: pip install -e '.[rllib]' "
+                                  "(bash run.sh setup does)") from None
+    if workers < 1:
+        raise ValueError(f"--workers: expected at least 1, got {workers}")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+                 logging_level="warning", log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def actor_class(ray: Any, cls: type) -> Any:
+    """``cls`` as a Ray actor of one CPU, never restarted (a lost actor is the caller's to replace)."""
+    return ray.remote(num_cpus=1, max_restarts=0)(cls).options(runtime_env={"env_vars": chipgym_env_vars()})
+
+
+def map_unordered(ray: Any, new_actor: Callable[[], Any], units: Sequence[Any], call: Callable[[Any, Any], Any],
+                  workers: int, on_result: Callable[[Any, Any], None],
+                  on_lost: Callable[[Any, Exception], Any]) -> None:
+    """Runs ``call(actor, unit)`` (a Ray object ref) for every unit on up to ``workers`` actors, the next unit to
+    whichever actor finishes first, and hands each result to ``on_result(unit, result)``; an actor lost on a unit
+    (its node went away, out of memory) gives ``on_lost(unit, error)`` as that unit's result and is replaced."""
+    todo = deque(units)
+    inflight: dict[Any, tuple[Any, Any]] = {}
+
+    def begin(actor) -> None:
+        unit = todo.popleft()
+        inflight[call(actor, unit)] = (actor, unit)
+
+    for _ in range(min(workers, len(todo))):
+        begin(new_actor())
+    while inflight:
+        [ready], _ = ray.wait(list(inflight), num_returns=1)
+        actor, unit = inflight.pop(ready)
+        try:
+            result = ray.get(ready)
+        except ray.exceptions.RayError as error:
+            result = on_lost(unit, error)
+            ray.kill(actor, no_restart=True)
+            actor = new_actor() if todo else None
+        on_result(unit, result)
+        if todo:
+            begin(actor)

@@ -1,0 +1,47 @@
+"""What the LLM parts of selection are shown of a task, and how a deck is read from a reply: the rule, the
+layers and the public examples as the env's observation writes them, never a hidden layout.
+
+>>> deck_from_reply("Here it is:\\n```ruby\\nsource($input)\\n```")
+'source($input)\\n'
+>>> deck_from_reply('```json\\n{"op": "write", "script": "report(1)"}\\n```'), deck_from_reply("no deck")
+('report(1)', None)
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+import numpy as np
+
+from chipgym.envs import chat, drc_actions
+from chipgym.envs.drc_script import examples_text, layers_text, rule_text
+from chipgym.envs.json_action import ActionError
+from chipgym.tasks.drc.task import DrcTaskView
+
+FENCED_CODE = re.compile(r"```[\w+-]*\s*\n(.*?)```", re.DOTALL)
+
+
+def task_text(task: DrcTaskView) -> str:
+    """The rule, the layers and the public examples of a task, as sections of one message."""
+    return "\n\n".join(f"## {name}\n{text}" for name, text in
+                       (("rule", rule_text(task)), ("layers", layers_text(task)), ("examples", examples_text(task))))
+
+
+def deck_from_reply(content: str) -> str | None:
+    """The deck of a reply: a ``write`` action (a tool call or fenced JSON), else its last fenced code block."""
+    action = chat.action_from_reply(content)
+    if action is not None:
+        try:
+            parsed = drc_actions.parse(action)
+        except ActionError:
+            parsed = None
+        if isinstance(parsed, drc_actions.Write):
+            return parsed.script
+    blocks = FENCED_CODE.findall(content or "")
+    return blocks[-1] if blocks else None
+
+
+def task_rng(seed: int, task_id: str, purpose: str) -> np.random.Generator:
+    """A random generator of its own for one task, seed and purpose: the same whatever order tasks run in."""
+    return np.random.default_rng([seed, zlib.crc32(f"{task_id}/{purpose}".encode())])
