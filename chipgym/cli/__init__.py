@@ -1,6 +1,6 @@
 """The ``chipgym`` command: ``chipgym doctor``, ``chipgym drc run|grade``, ``chipgym chip check``,
 ``chipgym pdk install|list|path``, ``chipgym cache info|clear``, ``chipgym replay FILE...``,
-``chipgym eval``, ``chipgym export-trajectories LOGS``, ``chipgym train drc|chip``.
+``chipgym eval``, ``chipgym select``, ``chipgym export-trajectories LOGS``, ``chipgym train drc|chip``.
 
 Each command group lives in its own module and adds its subcommands to the parser.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from chipgym.cli import cache, chip, doctor, drc, eval, pdk, replay, train, trajectories
+from chipgym.cli import cache, chip, doctor, drc, eval, pdk, replay, select, train, trajectories
 from chipgym.engines.tools import exit_cleanly_on_sigterm
 
 INFRASTRUCTURE_FAILURE = 2
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     cache.add_commands(commands)
     replay.add_commands(commands)
     eval.add_commands(commands)
+    select.add_commands(commands)
     trajectories.add_commands(commands)
     train.add_commands(commands)
     return parser
