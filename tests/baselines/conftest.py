@@ -1,10 +1,12 @@
-"""For the training tests: a fresh local Ray of two CPUs per test module, and the tiny DRC task."""
+"""For the training tests: a fresh local Ray of two CPUs per test module, and the tiny DRC task; for the selection
+tests, three drc-v0 tasks in a Rule2DRC folder (every Ray actor loads it in a fraction of a second)."""
 
 from __future__ import annotations
 
 import pytest
 
 TINY_TASK = "sky130-0000"
+SELECTION_TASK_IDS = ["sky130-0002", "sky130-0004", "sky130-0096"]  # diff space; diff in nwell; via3 square, space
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +25,19 @@ def local_ray():
     ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     yield
     ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def selection_tasks():
+    from chipgym.tasks.drc.suite import build_suite
+
+    return build_suite(ids=SELECTION_TASK_IDS)
+
+
+@pytest.fixture(scope="session")
+def selection_folder(selection_tasks, tmp_path_factory):
+    from chipgym.tasks.drc.rule2drc import write_rule2drc
+
+    root = tmp_path_factory.mktemp("selection")
+    write_rule2drc(selection_tasks, root)
+    return str(root / "problems")

@@ -16,24 +16,23 @@ from chipgym.baselines.selection.generated_tests import TEST_SYSTEM
 from chipgym.baselines.selection.methods import METHODS
 from chipgym.cli import main
 from chipgym.envs import drc_actions
-from chipgym.tasks.drc.rule2drc import write_rule2drc
-from chipgym.tasks.drc.suite import build_suite
 
 from chat_server import ChatServer
 
-TASK_IDS = ["sky130-0002", "sky130-0004", "sky130-0096"]  # diff space; diff enclosed by nwell; via3 square + space
+
+@pytest.fixture(scope="module")
+def tasks(selection_tasks):
+    return selection_tasks
 
 
 @pytest.fixture(scope="module")
-def tasks():
-    return build_suite(ids=TASK_IDS)
+def ids(selection_tasks):
+    return [task.id for task in selection_tasks]
 
 
 @pytest.fixture(scope="module")
-def folder(tasks, tmp_path_factory):
-    root = tmp_path_factory.mktemp("selection")
-    write_rule2drc(tasks, root)
-    return str(root / "problems")
+def folder(selection_folder):
+    return selection_folder
 
 
 def stable(record: dict) -> dict:
@@ -41,11 +40,19 @@ def stable(record: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def offline_records(folder):
+def fresh_cache(tmp_path_factory):
+    """A cache of this module's own, so that its first grades are run here (the tasks are built already)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CHIPGYM_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
+@pytest.fixture(scope="module")
+def offline_records(folder, ids, fresh_cache):
     run = SelectionRun(tasks=folder, split="all", ns=(4, 8), seed=3)
     worker = SelectionWorker(run)
     try:
-        records = [worker.select(task_id) for task_id in TASK_IDS]
+        records = [worker.select(task_id) for task_id in ids]
         graded = worker.graded()
     finally:
         worker.close()
@@ -77,22 +84,22 @@ def test_every_method_returns_a_deck_and_a_trace(offline_records):
     assert any(r["selections"]["8"]["splittester"]["success"] for r in records)
 
 
-def test_a_second_worker_grades_nothing_and_chooses_the_same(folder, offline_records):
+def test_a_second_worker_grades_nothing_and_chooses_the_same(folder, ids, offline_records, fresh_cache):
     run, records, _ = offline_records
     worker = SelectionWorker(run)
     try:
-        again = [worker.select(task_id) for task_id in TASK_IDS]
+        again = [worker.select(task_id) for task_id in ids]
         assert worker.graded() == 0  # every grade came from the cache
     finally:
         worker.close()
     assert [stable(r) for r in again] == [stable(r) for r in records]
 
 
-def test_another_seed_draws_other_candidates(folder, offline_records):
+def test_another_seed_draws_other_candidates(folder, ids, offline_records):
     run, records, _ = offline_records
     worker = SelectionWorker(SelectionRun(tasks=folder, split="all", ns=(8,), seed=4, methods=("one-shot",)))
     try:
-        other = [worker.select(task_id) for task_id in TASK_IDS]
+        other = [worker.select(task_id) for task_id in ids]
     finally:
         worker.close()
     assert [c["origin"] for r in other for c in r["candidates"]] != [c["origin"] for r in records
@@ -100,7 +107,7 @@ def test_another_seed_draws_other_candidates(folder, offline_records):
 
 
 @pytest.mark.parametrize("budget", [3, 16])
-def test_splittester_spends_at_most_its_budget(folder, offline_records, budget):
+def test_splittester_spends_at_most_its_budget(folder, ids, offline_records, budget):
     run, records, _ = offline_records
     if budget == 16:
         chosen = [r["selections"][n][m] for r in records for n in ("4", "8") for m in METHODS if "splittester" in m]
@@ -108,7 +115,7 @@ def test_splittester_spends_at_most_its_budget(folder, offline_records, budget):
         worker = SelectionWorker(SelectionRun(tasks=folder, split="all", ns=(8,), seed=3, budget=budget,
                                               methods=("splittester", "s-star", "generated-tests")))
         try:
-            chosen = [c for t in TASK_IDS for c in worker.select(t)["selections"]["8"].values()]
+            chosen = [c for t in ids for c in worker.select(t)["selections"]["8"].values()]
         finally:
             worker.close()
     for selection in chosen:
@@ -156,7 +163,7 @@ def _task_of(user: str, gold: dict) -> str:
     return next(t for t, deck in gold.items() if f'report("{title}"' in deck)
 
 
-def test_the_llm_path_writes_candidates_tests_and_judges_through_a_chat_server(tasks, folder, tmp_path):
+def test_the_llm_path_writes_candidates_tests_and_judges_through_a_chat_server(tasks, ids, folder, tmp_path):
     with ChatServer(llm_policy(tasks)) as server:
         llm = {"base_url": server.base_url, "model": "scripted", "seed": 0, "backoff": 0.01}
         run = SelectionRun(tasks=folder, split="all", ns=(4,), generator="openai", llm=llm, seed=0,
@@ -164,7 +171,7 @@ def test_the_llm_path_writes_candidates_tests_and_judges_through_a_chat_server(t
         summary = run_selection(run, tmp_path, progress=False)
         requests = list(server.requests)
     assert summary["tasks"] == 2 and summary["unavailable"] == 0
-    record = json.loads((tmp_path / "tasks" / f"{TASK_IDS[0]}.json").read_text())
+    record = json.loads((tmp_path / "tasks" / f"{ids[0]}.json").read_text())
     origins = [c["origin"] for c in record["candidates"]]
     assert origins == ["llm sample 0", "llm sample 1", "llm sample 2 (no deck in the reply)", "llm sample 3"]
     assert [c["success"] for c in record["candidates"]] == [True, False, False, True]
@@ -174,7 +181,7 @@ def test_the_llm_path_writes_candidates_tests_and_judges_through_a_chat_server(t
     assert llm_tests and all(set(t["expected"]) <= set(tasks[0].categories) for t in llm_tests)
     assert split["tests_spent"] <= 16
     reasons = [r["selections"]["4"][m]["trace"]["judge"]["reason"] for r in
-               [record, json.loads((tmp_path / "tasks" / f"{TASK_IDS[1]}.json").read_text())]
+               [record, json.loads((tmp_path / "tasks" / f"{ids[1]}.json").read_text())]
                for m in ("judge", "codemonkey", "splittester") if "judge" in r["selections"]["4"][m]["trace"]]
     assert any(r.startswith("llm: ") and "FINAL: 2" in r for r in reasons)
     assert any("no FINAL: k in range" in r for r in reasons)  # FINAL: 99 keeps the first finalist
@@ -182,7 +189,7 @@ def test_the_llm_path_writes_candidates_tests_and_judges_through_a_chat_server(t
     assert samples == [0, 1, 2, 3] * 2  # one request per candidate, each with a seed of its own
 
 
-def test_select_command_writes_summary_and_traces(folder, tmp_path, capsys):
+def test_select_command_writes_summary_and_traces(folder, ids, tmp_path, capsys):
     code = main(["select", "--method", "one-shot,splittester", "--n", "3,6", "--tasks", folder, "--split", "all",
                  "--limit", "2", "--seed", "1", "--out", str(tmp_path), "--no-progress"])
     assert code == 0
@@ -195,7 +202,7 @@ def test_select_command_writes_summary_and_traces(folder, tmp_path, capsys):
             assert set(method) >= {"success_rate", "error_rate", "oracle_at_n", "selection_accuracy", "tests_spent"}
             assert method["success_rate"] <= method["oracle_at_n"]
     assert summary["wall_time"] > 0 and summary["tasks"] == 2
-    assert sorted(p.name for p in (tmp_path / "tasks").iterdir()) == [f"{t}.json" for t in TASK_IDS[:2]]
+    assert sorted(p.name for p in (tmp_path / "tasks").iterdir()) == [f"{t}.json" for t in ids[:2]]
     assert "| splittester |" in capsys.readouterr().out
 
 

@@ -4,8 +4,8 @@ generated tests' labels checked against the gold deck; in this process, or on Ra
 KLayout pools (a test bench, a grader), with the same records either way.
 
 Per task, a record (JSON): the distinct decks, each candidate's origin and grade, every method's choice with
-its trace per n, the label check of the generated tests, and the wall time (``seconds``, the one field that
-differs between two runs).
+its trace per n, the label check of the generated tests, the wall time and the Ray node (``seconds`` and
+``node``, the only fields that differ between two runs).
 
 >>> run = SelectionRun(tasks="drc-v0", split="test", ns=(10, 20), methods=("one-shot", "splittester"))
 >>> run.candidates
@@ -42,7 +42,7 @@ from chipgym.errors import InfrastructureError
 from chipgym.tasks.drc.load import load_tasks
 
 GENERATORS = ("offline", "openai")
-VOLATILE = ("seconds",)
+VOLATILE = ("seconds", "node")
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class SelectionWorker:
             record = self._select(task_id)
         except InfrastructureError as error:
             record = {"task": task_id, "unavailable": f"{type(error).__name__}: {error}"[:2000]}
-        return {**record, "seconds": time.perf_counter() - start}
+        return {**record, "seconds": time.perf_counter() - start, "node": _ray_node()}
 
     def graded(self) -> int:
         """Decks this worker ran on hidden layouts (not found in the grade cache)."""
@@ -193,6 +193,12 @@ def run_selection(run: SelectionRun, out: Path, workers: int | None = None, ray_
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     (out / "table.md").write_text(table(summary) + "\n")
     return summary
+
+
+def _ray_node() -> str:
+    """The Ray node this runs on ('' outside Ray)."""
+    ray = sys.modules.get("ray")
+    return ray.get_runtime_context().get_node_id() if ray is not None and ray.is_initialized() else ""
 
 
 def _public(llm: dict[str, Any] | None) -> dict[str, Any] | None:
