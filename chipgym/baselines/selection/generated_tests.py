@@ -6,10 +6,10 @@ labels only the category it was drawn for.
 
 :class:`GeometricTests` (offline) reads each category's sentence as the heuristic policy does (the check, its
 layers, its threshold) and places shapes around the threshold: just below and above it, half and one and a
-half of it, on it, corner to corner (where the euclidian and projection metrics differ), and for the checks
-without a threshold, the topologies (inside, partly over, touching, apart; a square, a rectangle, an L, a
-triangle). To split decks it first tries the midpoints between the thresholds the decks themselves write.
-:class:`LlmTests` asks the model for shapes in ``add_test`` JSON, never for code to run here.
+half of it, on it (and a few more), corner to corner (where the euclidian and projection metrics differ), and
+for the checks without a threshold, the topologies (inside, partly over, touching, apart; a square, a
+rectangle, an L, a triangle). To split decks it first tries the midpoints between the thresholds the decks
+themselves write. :class:`LlmTests` asks the model for shapes in ``add_test`` JSON, never for code to run here.
 
 >>> from chipgym.tasks.drc.task import DrcTaskView
 >>> task = DrcTaskView(id="t", title="width", description="", layers={"met1": (68, 20)},
@@ -199,9 +199,11 @@ def _snap(value: float) -> float:
 
 
 def _values(t: float) -> list[float]:
-    """Values around a threshold: just below and above, half and one and a half of it, on it."""
+    """Values around a threshold: just below and above, half and one and a half of it, on it, then a tenth
+    below and above, a quarter and twice it."""
     step = max(0.001, _snap(0.05 * t))
-    return list(dict.fromkeys(v for v in map(_snap, (t - step, t + step, 0.5 * t, 1.5 * t, t)) if v > 0))
+    chosen = (t - step, t + step, 0.5 * t, 1.5 * t, t, 0.9 * t, 1.1 * t, 0.25 * t, 2 * t)
+    return list(dict.fromkeys(v for v in map(_snap, chosen) if v > 0))
 
 
 def _label(reading: Reading, value: float, diagonal: bool = False) -> int:

@@ -3,7 +3,7 @@ rate of the chosen deck, its error rate (it failed to run on some hidden layout)
 succeeds), the unbiased pass@k of the candidates, selection accuracy (chosen correct / some candidate correct),
 the test layouts spent; and the label error rate of the generated tests.
 
->>> pass_at_k(n=10, c=3, k=1), round(pass_at_k(10, 3, 5), 4), pass_at_k(10, 0, 5)
+>>> round(pass_at_k(n=10, c=3, k=1), 4), round(pass_at_k(10, 3, 5), 4), pass_at_k(10, 0, 5)
 (0.3, 0.9167, 0.0)
 """
 
