@@ -6,6 +6,7 @@ a real chat-completions server, with the replies a model gets wrong; and `chipgy
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -209,3 +210,42 @@ def test_select_command_writes_summary_and_traces(folder, ids, tmp_path, capsys)
 def test_select_command_names_a_bad_method(capsys, tmp_path):
     assert main(["select", "--method", "best", "--out", str(tmp_path)]) == 2
     assert "--method: unknown 'best'" in capsys.readouterr().err
+
+
+class Recording:
+    """A test generator or judge that notes the type of every task it is given."""
+
+    def __init__(self, inner, seen: list):
+        self.inner, self.seen = inner, seen
+
+    def __getattr__(self, name):
+        def call(task, *args, **kwargs):
+            self.seen.append(type(task))
+            return getattr(self.inner, name)(task, *args, **kwargs)
+        return call
+
+
+def test_methods_see_only_the_public_view_and_survive_hostile_candidates(tasks):
+    from chipgym.baselines.selection.bench import TestBench
+    from chipgym.baselines.selection.candidates import Candidate, OfflineCandidates
+    from chipgym.baselines.selection.generated_tests import GeometricTests
+    from chipgym.baselines.selection.judge import OfflineJudge
+    from chipgym.baselines.selection.method import Generators
+    from chipgym.engines.klayout import DrcPool
+    from chipgym.tasks.drc.task import DrcTaskView
+
+    task = tasks[0]
+    hostile = [Candidate('source($input)\nreport("x", $output)\nloop { }\n', "spins"),
+               Candidate('source($input)\nreport("x", $output)\nKernel.exit!(3)\n', "exits"),
+               Candidate("%x(touch /tmp/chipgym-selection-pwned)\n" + task.gold_deck, "shells out")]
+    candidates = hostile + OfflineCandidates().generate(task.agent_view(), 5, seed=0)
+    seen: list = []
+    with DrcPool(workers=1, timeout=2.0) as pool:
+        generators = Generators(Recording(GeometricTests(), seen), Recording(OfflineJudge(), seen), TestBench(pool))
+        for name, method in METHODS.items():
+            chosen = method(task.agent_view(), candidates, generators, 3, 0)
+            assert chosen.deck == candidates[chosen.index].deck, name
+            if name not in ("one-shot", "random"):
+                assert chosen.index >= 2, name  # a deck that spins or exits is never chosen
+    assert seen and set(seen) == {DrcTaskView}
+    assert not os.path.exists("/tmp/chipgym-selection-pwned")  # the shell ran in the sandbox, if at all

@@ -9,6 +9,8 @@ output is a deck's verdict per category on one layout (1: a marker) or the class
 >>> tests = [GeneratedTest("a", "", b"a", {"m1": 1}, "batch"), GeneratedTest("b", "", b"b", {"m1": 0}, "batch")]
 >>> [(c.members, c.score) for c in clusters(outputs, tests, ["m1"])]
 [((0, 1), 1.0), ((2,), 0.0)]
+>>> [(c.members, c.score) for c in clusters(outputs, tests, ["m1"], labels=False)]
+[((0, 1), 1.0), ((2,), 0.5)]
 """
 
 from __future__ import annotations
@@ -43,27 +45,42 @@ def passes(output: Output, test: GeneratedTest, categories: Sequence[str]) -> bo
 
 
 class TestBench:
-    """Decks on tests through ``pool`` (see the module doc)."""
+    """Decks on tests through ``pool`` (see the module doc). Outputs are also kept here, timeouts and crashes
+    too (which the pool does not cache): a deck that spins costs its time limit once per layout, not once per
+    method."""
+
+    MEMORY = 200_000  # outputs kept before the memory is cleared
 
     def __init__(self, pool: DrcPool):
         self.pool = pool
+        self._seen: dict[tuple[str, str, bytes], Output] = {}
 
     def outputs(self, task: DrcTaskView, decks: Sequence[str], tests: Sequence[GeneratedTest]) -> list[list[Output]]:
-        """Per deck, its output on each test; each distinct deck runs once."""
-        if not tests:
-            return [[] for _ in decks]
+        """Per deck, its output on each test; each distinct deck runs once on each layout."""
+        key = self._key(task)
         distinct = list(dict.fromkeys(decks))
-        runs = self.pool.run_batch([DrcJob(deck, [test.gds for test in tests]) for deck in distinct])
+        missing = {deck: [t for t in dict.fromkeys(test.gds for test in tests) if (key, deck, t) not in self._seen]
+                   for deck in distinct}
+        jobs = [(deck, layouts) for deck, layouts in missing.items() if layouts]
+        runs = self.pool.run_batch([DrcJob(deck, layouts) for deck, layouts in jobs]) if jobs else []
         if any(r.status.value == "unavailable" for results in runs for r in results):
             raise EngineError("the DRC engine was unavailable for some test layouts")
-        by_deck = {deck: [output_of(r, task.categories) for r in results] for deck, results in zip(distinct, runs)}
-        return [by_deck[deck] for deck in decks]
+        if len(self._seen) > self.MEMORY:
+            self._seen.clear()
+        for (deck, layouts), results in zip(jobs, runs):
+            for layout, result in zip(layouts, results):
+                self._seen[(key, deck, layout)] = output_of(result, task.categories)
+        return [[self._seen[(key, deck, test.gds)] for test in tests] for deck in decks]
+
+    @staticmethod
+    def _key(task: DrcTaskView) -> str:
+        return "\0".join(task.categories)
 
 
 @dataclass(frozen=True)
 class Cluster:
     """Candidates with identical outputs on every test so far; ``score`` is the fraction of labelled tests they
-    pass (1.0 without labels)."""
+    pass, or without labels the fraction of tests they ran on without an error (1.0 with no tests)."""
 
     members: tuple[int, ...]
     outputs: tuple[Output, ...]
@@ -84,11 +101,14 @@ def clusters(outputs: Sequence[Sequence[Output]], tests: Sequence[GeneratedTest]
     groups: dict[tuple, list[int]] = {}
     for index, row in enumerate(outputs):
         groups.setdefault(tuple(row), []).append(index)
-    labelled = [i for i, test in enumerate(tests) if test.expected] if labels else []
+    labelled = [i for i, test in enumerate(tests) if test.expected]
     found = []
     for row, members in groups.items():
-        passed = sum(passes(row[i], tests[i], categories) for i in labelled)
-        found.append(Cluster(tuple(members), row, passed / len(labelled) if labelled else 1.0))
+        if labels:
+            score = sum(passes(row[i], tests[i], categories) for i in labelled) / len(labelled) if labelled else 1.0
+        else:
+            score = sum(not isinstance(o, str) for o in row) / len(row) if row else 1.0
+        found.append(Cluster(tuple(members), row, score))
     return sorted(found, key=lambda c: (-c.score * c.size, -c.size, c.members[0]))
 
 

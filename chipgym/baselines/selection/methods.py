@@ -3,7 +3,7 @@
 
 - ``one-shot``: the first candidate; ``random``: one drawn with the seed.
 - ``majority``: the largest group of candidates with identical outputs on the public examples and a batch
-  of generated tests (their labels unused).
+  of generated tests (their labels unused), among the groups that ran on most of them without an error.
 - ``generated-tests``: the group that passes most of the public examples and a batch of generated tests
   (with their labels), the larger on a tie.
 - ``codemonkey``: as generated tests, then a judge picks among the top three groups, shown only the tests where

@@ -4,9 +4,9 @@ every candidate, recluster, and repeat until the budget of test layouts is spent
 left); then a judge picks among the top three clusters, shown only the tests where they disagree.
 
 Representatives are the first members of the best three clusters (distinct decks of the best cluster when
-there are fewer). The ablations are flags: ``judge=False`` keeps the best cluster, ``labels=False`` scores
-every cluster 1 (size alone) and hides the expected verdicts from the judge, ``prune=True`` drops every
-candidate outside the top three clusters after each clustering.
+there are fewer). The ablations are flags: ``judge=False`` keeps the best cluster; ``labels=False`` scores a
+cluster by the tests it ran on without an error (not by expected verdicts) and hides the verdicts from the
+judge; ``prune=True`` drops every candidate outside the top three clusters after each clustering.
 
 >>> from chipgym.baselines.selection.methods import METHODS
 >>> METHODS["splittester-no-judge"].keywords
