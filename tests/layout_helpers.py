@@ -98,3 +98,12 @@ def huge_array_gds(n: int = 32767) -> bytes:
     aref = [(0x0B, 0x00, b""), (0x12, 0x06, _name("C")), (0x13, 0x02, _int16(n, n)),
             (0x10, 0x03, _int32(0, 0, 200 * n, 0, 0, 200 * n)), (0x11, 0x00, b"")]
     return gds_records(*gds_header(), *gds_cell("C", *gds_box(0, 0, 100)), *gds_cell("TOP", *aref), (0x04, 0x00, b""))
+
+
+def rule2drc_problems(tasks, folder) -> str:
+    """``tasks`` written as a Rule2DRC folder under ``folder``: the path of its ``problems/`` (an env or a Ray
+    actor loads a few tasks from it in a fraction of a second, the whole suite takes seconds)."""
+    from chipgym.tasks.drc.rule2drc import write_rule2drc
+
+    write_rule2drc(tasks, folder)
+    return str(folder / "problems")

@@ -36,8 +36,6 @@ def selection_tasks():
 
 @pytest.fixture(scope="session")
 def selection_folder(selection_tasks, tmp_path_factory):
-    from chipgym.tasks.drc.rule2drc import write_rule2drc
+    from layout_helpers import rule2drc_problems
 
-    root = tmp_path_factory.mktemp("selection")
-    write_rule2drc(selection_tasks, root)
-    return str(root / "problems")
+    return rule2drc_problems(selection_tasks, tmp_path_factory.mktemp("selection"))

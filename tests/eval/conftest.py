@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from chipgym.tasks.drc.rule2drc import write_rule2drc
 from chipgym.tasks.drc.suite import build_suite
+
+from layout_helpers import rule2drc_problems
 
 TASK_IDS = ["sky130-0002", "sky130-0003", "sky130-0004", "sky130-0005"]
 
@@ -18,6 +19,4 @@ def drc_tasks():
 
 @pytest.fixture(scope="session")
 def drc_folder(drc_tasks, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("rule2drc")
-    write_rule2drc(drc_tasks, folder)
-    return str(folder / "problems")
+    return rule2drc_problems(drc_tasks, tmp_path_factory.mktemp("rule2drc"))

@@ -27,8 +27,8 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from chipgym.baselines.drc_policies import HeuristicPolicy, RandomPolicy
-from chipgym.baselines.llm import ChatClient, LlmConfig
-from chipgym.baselines.selection.prompt import deck_from_reply, task_rng, task_text
+from chipgym.baselines.llm import LlmConfig
+from chipgym.baselines.selection.prompt import ask, deck_from_reply, task_rng, task_text
 from chipgym.envs.drc_script import rule_text
 from chipgym.tasks.drc.task import DrcTaskView
 from chipgym.wrappers.drc_template import (
@@ -172,14 +172,8 @@ class LlmCandidates:
         self.config = config
 
     def generate(self, task: DrcTaskView, n: int, seed: int) -> list[Candidate]:
-        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task_text(task)}]
         candidates = []
         for i in range(n):
-            client = ChatClient(dataclasses.replace(self.config, seed=seed * 1000 + i))
-            try:
-                reply = client.complete(messages)
-            finally:
-                client.close()
-            deck = deck_from_reply(reply.message["content"])
+            deck = deck_from_reply(ask(dataclasses.replace(self.config, seed=seed * 1000 + i), SYSTEM, task_text(task)))
             candidates.append(Candidate(deck or "", f"llm sample {i}" + ("" if deck else " (no deck in the reply)")))
         return candidates

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Protocol, Sequence
 
 from chipgym.baselines.drc_policies import HeuristicPolicy
-from chipgym.baselines.llm import ChatClient, LlmConfig
-from chipgym.baselines.selection.prompt import task_text
+from chipgym.baselines.llm import LlmConfig
+from chipgym.baselines.selection.prompt import ask, decks_text, task_text
 from chipgym.envs import drc_actions
 from chipgym.envs.json_action import ActionError
 from chipgym.tasks.drc.task import DrcTaskView, Testcase
@@ -300,26 +300,18 @@ class LlmTests:
         self.config = config
 
     def batch(self, task: DrcTaskView, count: int, seed: int) -> list[GeneratedTest]:
-        ask = f"Write {count} test layouts that tell a correct deck from wrong ones: a JSON list of add_test actions."
-        return self._tests(task, ask)[:count]
+        request = f"Write {count} test layouts that tell a correct deck from wrong ones: a JSON list of add_test."
+        return self._tests(task, request)[:count]
 
     def split(self, task: DrcTaskView, decks: Sequence[str], tried: Sequence[GeneratedTest],
               seed: int) -> GeneratedTest | None:
-        shown = "\n\n".join(f"### deck {i + 1}\n```ruby\n{deck}\n```" for i, deck in enumerate(decks))
-        ask = (f"These decks disagree somewhere:\n\n{shown}\n\nWrite one test layout on which they give different "
-               f"verdicts, as one add_test action; {len(tried)} tests were written already.")
+        request = (f"These decks disagree somewhere:\n\n{decks_text(decks)}\n\nWrite one test layout on which they "
+                   f"give different verdicts, as one add_test action; {len(tried)} tests were written already.")
         seen = {test.gds for test in tried}
-        return next((test for test in self._tests(task, ask) if test.gds not in seen), None)
+        return next((test for test in self._tests(task, request) if test.gds not in seen), None)
 
-    def _tests(self, task: DrcTaskView, ask: str) -> list[GeneratedTest]:
-        messages = [{"role": "system", "content": TEST_SYSTEM},
-                    {"role": "user", "content": f"{task_text(task)}\n\n{ask}"}]
-        client = ChatClient(self.config)
-        try:
-            content = client.complete(messages).message["content"]
-        finally:
-            client.close()
-        return actions_in_reply(content, task.categories)
+    def _tests(self, task: DrcTaskView, request: str) -> list[GeneratedTest]:
+        return actions_in_reply(ask(self.config, TEST_SYSTEM, f"{task_text(task)}\n\n{request}"), task.categories)
 
 
 _FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)

@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from chipgym.baselines.llm import ChatClient, LlmConfig
+from chipgym.baselines.llm import LlmConfig
 from chipgym.baselines.selection.bench import Output, passes
 from chipgym.baselines.selection.generated_tests import GeneratedTest, deck_thresholds
-from chipgym.baselines.selection.prompt import task_text
+from chipgym.baselines.selection.prompt import ask, decks_text, task_text
 from chipgym.tasks.drc.task import DrcTaskView
 from chipgym.wrappers.drc_template import rule_numbers
 
@@ -86,15 +86,9 @@ class LlmJudge:
 
     def choose(self, task: DrcTaskView, finalists: Sequence[str], evidence: Sequence[Evidence],
                labels: bool = True) -> Verdict:
-        decks = "\n\n".join(f"### deck {i + 1}\n```ruby\n{deck}\n```" for i, deck in enumerate(finalists))
         tests = "\n\n".join(_evidence_text(e, labels) for e in evidence) or "(no tests: judge from the decks alone)"
-        messages = [{"role": "system", "content": JUDGE_SYSTEM},
-                    {"role": "user", "content": f"{task_text(task)}\n\n## decks\n{decks}\n\n## tests\n{tests}"}]
-        client = ChatClient(self.config)
-        try:
-            content = client.complete(messages).message["content"]
-        finally:
-            client.close()
+        content = ask(self.config, JUDGE_SYSTEM,
+                      f"{task_text(task)}\n\n## decks\n{decks_text(finalists)}\n\n## tests\n{tests}")
         found = _FINAL.findall(content or "")
         if found and 1 <= int(found[-1]) <= len(finalists):
             return Verdict(int(found[-1]) - 1, "llm: " + content[-300:])

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 import zlib
+from typing import Sequence
 
 import numpy as np
 
+from chipgym.baselines.llm import ChatClient, LlmConfig
 from chipgym.envs import chat, drc_actions
 from chipgym.envs.drc_script import examples_text, layers_text, rule_text
 from chipgym.envs.json_action import ActionError
@@ -40,6 +42,21 @@ def deck_from_reply(content: str) -> str | None:
             return parsed.script
     blocks = FENCED_CODE.findall(content or "")
     return blocks[-1] if blocks else None
+
+
+def decks_text(decks: Sequence[str]) -> str:
+    """Decks as numbered sections of a message (deck 1, deck 2, ...)."""
+    return "\n\n".join(f"### deck {i + 1}\n```ruby\n{deck}\n```" for i, deck in enumerate(decks))
+
+
+def ask(config: LlmConfig, system: str, user: str) -> str:
+    """The content of the model's reply to one system and one user message."""
+    client = ChatClient(config)
+    try:
+        return client.complete([{"role": "system", "content": system},
+                                {"role": "user", "content": user}]).message["content"]
+    finally:
+        client.close()
 
 
 def task_rng(seed: int, task_id: str, purpose: str) -> np.random.Generator:
