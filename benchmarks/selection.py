@@ -26,9 +26,15 @@ def main() -> None:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--workers", type=int, help="Ray actors (default: no Ray)")
     parser.add_argument("--out", default="/tmp/selection-bench")
+    parser.add_argument("--replot", action="store_true", help="only redraw OUT/figures.json (table and picture)")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     ns = tuple(int(n) for n in args.n.split(","))
+    if args.replot:
+        report = json.loads((Path(args.out) / "figures.json").read_text())
+        plot(report, report["seeds"], ns, Path(args.out) / "selection.png")
+        print(markdown(report, report["seeds"], ns))
+        return
     start = time.perf_counter()
     summaries = []
     for seed in seeds:
@@ -39,6 +45,7 @@ def main() -> None:
     report = figures(summaries, seeds, ns)
     report["wall_time"] = time.perf_counter() - start
     (Path(args.out) / "figures.json").write_text(json.dumps(report, indent=1))
+    plot(report, seeds, ns, Path(args.out) / "selection.png")
     print(markdown(report, seeds, ns))
 
 
@@ -61,6 +68,32 @@ def figures(summaries: list[dict], seeds: list[int], ns: tuple[int, ...]) -> dic
     report["labels_checked"] = [s["labels_checked"] for s in summaries]
     report["run_wall_times"] = [s["wall_time"] for s in summaries]
     return report
+
+
+def plot(report: dict, seeds: list[int], ns: tuple[int, ...], path: Path) -> None:
+    """Success rate per method (mean over seeds, with the seeds' range), one bar per N, Oracle@N dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    methods = list(report["by_n"][str(ns[0])]["methods"])
+    figure, axes = plt.subplots(figsize=(9, 0.45 * len(methods) + 1.5))
+    height = 0.8 / len(ns)
+    for j, n in enumerate(map(str, ns)):
+        rates = [report["by_n"][n]["methods"][m]["success_rate"] for m in methods]
+        means = [float(np.mean(r)) for r in rates]
+        spread = [[m - min(r) for m, r in zip(means, rates)], [max(r) - m for m, r in zip(means, rates)]]
+        rows = [i + j * height for i in range(len(methods))]
+        bars = axes.barh(rows, means, height, xerr=spread, label=f"N={n}", capsize=2)
+        axes.axvline(float(np.mean(report["by_n"][n]["oracle_at_n"])), color=bars.patches[0].get_facecolor(),
+                     linestyle="--", label=f"Oracle@{n}")
+    axes.set_yticks([i + height * (len(ns) - 1) / 2 for i in range(len(methods))], methods)
+    axes.invert_yaxis()
+    axes.set_xlabel(f"success on drc-v0 test ({report['tasks']} tasks), mean of seeds {', '.join(map(str, seeds))}")
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
 
 
 def _cell(values: list[float]) -> str:
