@@ -249,3 +249,15 @@ def test_methods_see_only_the_public_view_and_survive_hostile_candidates(tasks):
                 assert chosen.index >= 2, name  # a deck that spins or exits is never chosen
     assert seen and set(seen) == {DrcTaskView}
     assert not os.path.exists("/tmp/chipgym-selection-pwned")  # the shell ran in the sandbox, if at all
+
+
+def test_an_endpoint_that_fails_makes_tasks_unavailable_not_zero(folder, tmp_path, capsys):
+    with ChatServer(lambda request: {"content": "never reached"}, faults=[500] * 10) as server:
+        code = main(["select", "--method", "splittester", "--n", "2", "--tasks", folder, "--split", "all",
+                     "--limit", "1", "--generator", "openai", "--base-url", server.base_url, "--model", "m",
+                     "--retries", "0", "--out", str(tmp_path), "--no-progress"])
+    assert code == 2
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["unavailable"] == 1 and summary["tasks"] == 0 and summary["by_n"] == {}
+    [record] = [json.loads(p.read_text()) for p in (tmp_path / "tasks").iterdir()]
+    assert "HTTP 500" in record["unavailable"] and "selections" not in record
