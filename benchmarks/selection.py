@@ -25,6 +25,7 @@ def main() -> None:
     parser.add_argument("--n", default="10,20")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--workers", type=int, help="Ray actors (default: no Ray)")
+    parser.add_argument("--label-noise", type=float, default=0.0, help="offline tests: labels also flipped")
     parser.add_argument("--out", default="/tmp/selection-bench")
     parser.add_argument("--replot", action="store_true", help="only redraw OUT/figures.json (table and picture)")
     args = parser.parse_args()
@@ -38,7 +39,8 @@ def main() -> None:
     start = time.perf_counter()
     summaries = []
     for seed in seeds:
-        run = SelectionRun(tasks="drc-v0", split="test", ns=ns, seed=seed, limit=args.limit)
+        run = SelectionRun(tasks="drc-v0", split="test", ns=ns, seed=seed, limit=args.limit,
+                           label_noise=args.label_noise)
         summary = run_selection(run, Path(args.out) / f"seed{seed}", args.workers)
         summaries.append(summary)
         print(f"seed {seed}: {summary['tasks']} tasks in {summary['wall_time']:.0f} s", flush=True)

@@ -37,7 +37,8 @@ def select(args) -> int:
 
     run = SelectionRun(tasks=args.tasks, split=args.split, methods=tuple(method_names(args.method)),
                        ns=_counts(args.n), seed=args.seed, generator=args.generator, llm=_llm(args),
-                       budget=args.budget, limit=args.limit, metric=args.metric, timeout=args.timeout)
+                       budget=args.budget, limit=args.limit, metric=args.metric, timeout=args.timeout,
+                       label_noise=args.label_noise)
     out = Path(args.out)
     summary = run_selection(run, out, args.workers, args.ray_address, progress=not args.no_progress)
     print(table(summary))
@@ -58,6 +59,8 @@ def add_commands(commands) -> None:
     run.add_argument("--limit", type=int, help="only the first K tasks")
     run.add_argument("--generator", default="offline", choices=("offline", "openai"),
                      help="where candidates, tests and the judge come from")
+    run.add_argument("--label-noise", type=float, default=0.0,
+                     help="offline tests: also flip each label with this probability (independent errors)")
     run.add_argument("--budget", type=int, default=BUDGET, help="generated test layouts per method and task")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--metric", default="chipgym", choices=("chipgym", "rule2drc"))

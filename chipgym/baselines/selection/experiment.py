@@ -58,6 +58,7 @@ class SelectionRun:
     limit: int | None = None
     metric: str = "chipgym"
     timeout: float = 20.0  # seconds of one deck on one layout
+    label_noise: float = 0.0  # offline generator: probability that a test's label is also flipped
 
     def __post_init__(self):
         if self.generator not in GENERATORS:
@@ -87,7 +88,7 @@ def generators_for(run: SelectionRun) -> tuple[CandidateGenerator, TestGenerator
 
         config = LlmConfig(**run.llm)
         return LlmCandidates(config), LlmTests(config), LlmJudge(config)
-    return OfflineCandidates(), GeometricTests(), OfflineJudge()
+    return OfflineCandidates(), GeometricTests(run.label_noise), OfflineJudge()
 
 
 class SelectionWorker:

@@ -20,6 +20,8 @@ themselves write. :class:`LlmTests` asks the model for shapes in ``add_test`` JS
 >>> decks = ["x.width(0.14).output('m1', 'm1')", "x.width(0.15).output('m1', 'm1')"]
 >>> GeometricTests().split(task, decks, [], seed=0).name                  # between the two thresholds
 'm1-width-0.145'
+>>> [dict(t.expected) for t in GeometricTests(label_noise=1.0).batch(task, 2, seed=0)]   # every label flipped
+[{'m1': 0}, {'m1': 1}]
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 
 from chipgym.baselines.drc_policies import HeuristicPolicy
 from chipgym.baselines.llm import LlmConfig
-from chipgym.baselines.selection.prompt import ask, decks_text, task_text
+from chipgym.baselines.selection.prompt import ask, decks_text, task_rng, task_text
 from chipgym.envs import drc_actions
 from chipgym.envs.json_action import ActionError
 from chipgym.tasks.drc.task import DrcTaskView, Testcase
@@ -260,7 +262,14 @@ def deck_thresholds(deck: str) -> list[float]:
 
 
 class GeometricTests:
-    """The offline test generator of the module doc."""
+    """The offline test generator of the module doc; with ``label_noise`` p, each label is also flipped with
+    probability p (drawn from the seed, the task and the test), errors of a model that are independent of its
+    reading of the rule."""
+
+    def __init__(self, label_noise: float = 0.0):
+        if not 0.0 <= label_noise <= 1.0:
+            raise ValueError(f"label_noise: expected a probability, got {label_noise}")
+        self.label_noise = label_noise
 
     def batch(self, task: DrcTaskView, count: int, seed: int) -> list[GeneratedTest]:
         queues = [proposals(r) for r in readings(task)]
@@ -269,7 +278,7 @@ class GeometricTests:
             for queue in queues:
                 if queue and len(chosen) < count:
                     chosen.append(queue.pop(0))
-        return chosen
+        return [self._noisy(task, test, seed) for test in chosen]
 
     def split(self, task: DrcTaskView, decks: Sequence[str], tried: Sequence[GeneratedTest],
               seed: int) -> GeneratedTest | None:
@@ -283,7 +292,16 @@ class GeometricTests:
                 ordered += proposals(reading, between, "split")
         for reading in readings(task):
             ordered += proposals(reading, origin="split")
-        return next((test for test in ordered if test.gds not in seen), None)
+        test = next((test for test in ordered if test.gds not in seen), None)
+        return None if test is None else self._noisy(task, test, seed)
+
+    def _noisy(self, task: DrcTaskView, test: GeneratedTest, seed: int) -> GeneratedTest:
+        if not self.label_noise:
+            return test
+        rng = task_rng(seed, task.id, f"labels/{test.name}")
+        expected = {c: 1 - v if rng.random() < self.label_noise else v for c, v in test.expected.items()}
+        action = json.dumps({**json.loads(test.action), "expected": expected})
+        return GeneratedTest(test.name, action, test.gds, expected, test.origin)
 
 
 TEST_SYSTEM = ("You write test layouts for KLayout DRC decks. Reply with JSON only, in a fenced ```json block: "
