@@ -93,7 +93,7 @@ def plot(report: dict, seeds: list[int], ns: tuple[int, ...], path: Path) -> Non
     axes.set_yticks([i + height * (len(ns) - 1) / 2 for i in range(len(methods))], methods)
     axes.invert_yaxis()
     axes.set_xlabel(f"success on drc-v0 test ({report['tasks']} tasks), mean of seeds {', '.join(map(str, seeds))}")
-    axes.legend(loc="lower right")
+    axes.legend(loc="upper right")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
 

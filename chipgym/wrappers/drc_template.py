@@ -184,9 +184,9 @@ def deck(template: Template, outputs: Sequence[tuple[str, str, set[int]]], title
     """A deck reading the layers ``outputs`` use and writing each (category, expression, layers) of them."""
     names = list(template.layers)
     used = sorted(set().union(*(layers for _, _, layers in outputs)))
-    lines = ["source($input)", f"report({_ruby_string(title)}, $output)"]
+    lines = ["source($input)", f"report({ruby_string(title)}, $output)"]
     lines += [f"l{i} = input({template.layers[names[i]][0]}, {template.layers[names[i]][1]})" for i in used]
-    lines += [f"{expression}.output({_ruby_string(category)}, {_ruby_string(category)})"
+    lines += [f"{expression}.output({ruby_string(category)}, {ruby_string(category)})"
               for category, expression, _ in outputs]
     return "\n".join(lines) + "\n"
 
@@ -317,6 +317,6 @@ def _float_literal(value: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-def _ruby_string(text: str) -> str:
+def ruby_string(text: str) -> str:
     """A single-quoted Ruby literal: no interpolation."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -39,6 +39,7 @@ from chipgym.wrappers.drc_template import (
     Template,
     action_mask,
     compile_deck,
+    ruby_string,
 )
 
 
@@ -136,7 +137,7 @@ def _rewrite_threshold(deck: str, category: str, error: str, rng) -> str:
     an integer the DSL reads as database units (0.14 -> 14, i.e. 0.014 um) or um where nm were meant."""
     lines = deck.splitlines()
     for i, line in enumerate(lines):
-        if not line.endswith(f".output({_quoted(category)}, {_quoted(category)})"):
+        if not line.endswith(f".output({ruby_string(category)}, {ruby_string(category)})"):
             continue
         match = _LITERAL.search(line)
         if match is None:
@@ -152,10 +153,6 @@ def _rewrite_threshold(deck: str, category: str, error: str, rng) -> str:
         lines[i] = line[:match.start()] + text + line[match.end():]
         return "\n".join(lines) + "\n"
     return deck
-
-
-def _quoted(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 SYSTEM = ("You write KLayout DRC decks (KLayout's Ruby DSL) that flag every violation of a design rule. Read the "

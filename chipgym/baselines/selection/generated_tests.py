@@ -35,7 +35,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 from chipgym.baselines.drc_policies import HeuristicPolicy
 from chipgym.baselines.llm import LlmConfig
 from chipgym.baselines.selection.prompt import ask, decks_text, task_rng, task_text
-from chipgym.envs import drc_actions
+from chipgym.envs import chat, drc_actions
 from chipgym.envs.json_action import ActionError
 from chipgym.tasks.drc.task import DrcTaskView, Testcase
 from chipgym.wrappers.drc_template import CHECK_NAMES, MAX_LAYERS, rule_numbers
@@ -332,12 +332,9 @@ class LlmTests:
         return actions_in_reply(ask(self.config, TEST_SYSTEM, f"{task_text(task)}\n\n{request}"), task.categories)
 
 
-_FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
-
-
 def actions_in_reply(content: str, categories: Sequence[str]) -> list[GeneratedTest]:
     """The ``add_test`` actions of a reply (a JSON object or list, fenced or bare) that the env would accept."""
-    blocks = _FENCED_JSON.findall(content or "") or [content or ""]
+    blocks = chat.FENCED_JSON.findall(content or "") or [content or ""]
     found = []
     for block in blocks:
         try:
