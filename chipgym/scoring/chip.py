@@ -251,8 +251,8 @@ class Estimate(JsonResult):
 
 def estimate(design_dir: str | Path, task: str = "cpu", profile: str = "osu018") -> Estimate:
     """Synthesize and time the design at its declared period (raises SynthesisError, FlowUnavailable)."""
-    design, prof = load_design(design_dir, profile), load_profile(profile)
-    netlist = synthesize(design, prof, load_task(task).simulation_ports)
+    chip_task, design, prof = load_task(task), load_design(design_dir, profile), load_profile(profile)
+    netlist = synthesize(design, prof, chip_task.simulation_ports)
     timing = check_timing(netlist, prof, design.clock_period_ps)
     return Estimate(profile, netlist.area_um2, netlist.cells, design.clock_period_ps, timing.slack_ps,
                     timing.critical_path, timing.problems)

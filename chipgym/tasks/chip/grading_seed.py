@@ -6,8 +6,6 @@ Every layer (the task's checks, the scorer, the env) resolves it here.
 
 >>> grading_seed(1234)
 1234
->>> import os; os.environ.pop(SEED_ENV, None) and None; grading_seed() is None
-True
 >>> heldout_failure(2)
 'held-out program 2'
 """

@@ -1,7 +1,7 @@
 """The chip tasks by name: the one place that names each task's module.
 
 A task registers by a line in :data:`TASKS`: its name, and the module that holds its :class:`ChipTask` as
-``TASK``. Modules are imported when a task is first loaded.
+``TASK``. A task's module is imported when it is first loaded; each name gives one task object.
 
 >>> task_names()
 ('cpu',)
@@ -15,7 +15,6 @@ ValueError: unknown chip task 'gpu' (known: cpu)
 from __future__ import annotations
 
 import importlib
-from functools import cache
 
 from chipgym.tasks.chip.task import ChipTask
 
@@ -28,7 +27,6 @@ def task_names() -> tuple[str, ...]:
     return tuple(sorted(TASKS))
 
 
-@cache
 def load_task(name: str) -> ChipTask:
     """The task ``name`` (ValueError naming it and the known tasks when there is none)."""
     if not isinstance(name, str) or name not in TASKS:
