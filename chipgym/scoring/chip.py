@@ -2,9 +2,9 @@
 
 A design scores only if it passes every check of its task (simulation against the reference on public and,
 with a grading seed, held-out workloads; timing-model lockstep; formal), its synthesized netlist still matches
-the reference and the checked RTL's cycle counts on every graded workload and every public fault program,
-with exact and with randomly stalled memories, and it meets timing at its declared clock period with every
-flop clocked by the clock port. Then:
+the reference and the checked RTL's cycle counts on every workload the task runs at gate level (the cpu: every
+graded kernel and every public fault program, with exact and with randomly stalled memories), and it meets
+timing at its declared clock period with every flop clocked by the clock port. Then:
 
 - **A**: cell area of the netlist, summed from the liberty's areas.
 - **T** and **E**: from each graded workload's run on the netlist (the task's public graded workloads, plus its
