@@ -72,7 +72,9 @@ class ChipTask(ABC):
             self.simulation_groups: tuple[str, ...] = tuple(meta["simulation_groups"])
             self.workload_noun: str = meta["workload_noun"]
             self.profiles: tuple[str, ...] = tuple(meta["profiles"])
-        except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError) as e:
+        except KeyError as e:
+            raise DataError(f"{path}: no key {e}") from None
+        except (OSError, tomllib.TOMLDecodeError, TypeError) as e:
             raise DataError(f"{path}: {type(e).__name__}: {e}") from None
         files = (self.prompt, *self.contracts, self.ports, self.harness, self.formal_properties)
         missing = [p for p in files if not p.is_file()]

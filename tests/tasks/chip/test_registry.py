@@ -2,10 +2,13 @@
 an unknown task is an error that names it and the known ones, wherever a task is named."""
 from __future__ import annotations
 
+import shutil
+
 import gymnasium
 import pytest
 
 import chipgym  # noqa: F401  (registers the env ids)
+from chipgym.errors import DataError
 from chipgym.scoring.chip import estimate, score_design
 from chipgym.tasks.chip import check_design
 from chipgym.tasks.chip.design import load_design
@@ -47,3 +50,16 @@ def test_an_unknown_task_is_named_with_the_known_ones_everywhere(tmp_path):
             call()
     with pytest.raises(ValueError, match="unknown chip task"):
         load_task(["cpu"])  # not a name at all
+
+
+def test_a_malformed_task_file_names_the_key_or_the_file(tmp_path):
+    task_class = type(load_task("cpu"))
+    folder = tmp_path / "task"
+    shutil.copytree(load_task("cpu").folder, folder, ignore=shutil.ignore_patterns("fixtures", "mutants", "knobs"))
+    toml = (folder / "task.toml").read_text()
+    (folder / "task.toml").write_text(toml.replace('harness = "dv/harness.cpp"\n', ""))
+    with pytest.raises(DataError, match=r"task.toml: no key 'harness'"):
+        task_class(folder)
+    (folder / "task.toml").write_text(toml.replace('"isa.xml"', '"isa-v2.xml"'))
+    with pytest.raises(DataError, match=r"task.toml: names isa-v2.xml, which is not a file"):
+        task_class(folder)
