@@ -12,8 +12,9 @@ with it); :meth:`Waveform.render` needs matplotlib.
 >>> print(wave.text())
 clk: 0:0x0
 pc[31:0]: 0:0x0 1:0x4
->>> [s.name for s in parse_vcd(wave.vcd().splitlines())[0].values()]
-['clk', 'pc']
+>>> signals, changes = parse_vcd(wave.vcd().splitlines())
+>>> sorted(signals), changes["pc"]
+(['top.clk', 'top.pc'], [(0, 0), (15000, 4)])
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ class Waveform:
         for row, signal in enumerate(self.signals):
             y = rows - 1 - row
             steps = self._steps(signal.name)
+            if not steps:
+                continue
             if signal.width == 1:
                 xs = [t / 2 for t, _ in steps] + [self.end]
                 ys = [y + 0.1 + 0.7 * (v & 1) for _, v in steps]
@@ -151,11 +154,12 @@ class Waveform:
 
 def parse_vcd(lines: Iterable[str], keep=lambda name: True,
               max_changes: int = 1 << 20) -> tuple[dict[str, Signal], dict[str, list[tuple[int, int]]]]:
-    """The variables of a VCD file (code -> Signal named by its dotted scope path, kept where ``keep(name)``)
-    and each kept code's changes (time, value). ``x`` and ``z`` bits read as 0; a code with more than
-    ``max_changes`` changes keeps its first ones. Raises ValueError on what is not VCD."""
+    """The variables of a VCD file named by their dotted scope path (``top.alu.y``), those where ``keep(name)``,
+    and each one's changes (time, value); names of one net share its list. ``x`` and ``z`` bits read as 0; a
+    net with more than ``max_changes`` changes keeps its first ones. Raises ValueError on what is not VCD."""
     signals: dict[str, Signal] = {}
-    changes: dict[str, list[tuple[int, int]]] = {}
+    changes: dict[str, list[tuple[int, int]]] = {}  # by name
+    by_code: dict[str, list[tuple[int, int]]] = {}
     scope: list[str] = []
     header, time = True, 0
     tokens = iter(token for line in lines for token in line.split())
@@ -169,8 +173,8 @@ def parse_vcd(lines: Iterable[str], keep=lambda name: True,
             elif token == "$var":
                 _, width, code, reference = next(tokens), int(next(tokens)), next(tokens), next(tokens)
                 name = ".".join(scope + [reference])
-                if keep(name) and code not in signals:
-                    signals[code], changes[code] = Signal(name, width), []
+                if keep(name):
+                    signals[name], changes[name] = Signal(name, width), by_code.setdefault(code, [])
             elif token == "$enddefinitions":
                 header = False
             if token.startswith("$") and token != "$end":
@@ -180,9 +184,9 @@ def parse_vcd(lines: Iterable[str], keep=lambda name: True,
         if token[0] == "#":
             time = int(token[1:])
         elif token[0] in "bBrR":
-            _record(changes, next(tokens), time, _bits(token[1:]), max_changes)
+            _record(by_code, next(tokens), time, _bits(token[1:]), max_changes)
         elif token[0] in "01xXzZ":
-            _record(changes, token[1:], time, _bits(token[0]), max_changes)
+            _record(by_code, token[1:], time, _bits(token[0]), max_changes)
         elif token[0] == "$":  # $dumpvars, $end, ... around initial values
             continue
         else:

@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chipgym.engines import verilator
 from chipgym.engines.process import Lines, spawn, wait_readable
 from chipgym.engines.python import PYTHON
 from chipgym.engines.sandbox import Mount, Sandbox
@@ -93,7 +92,8 @@ def build(rtl: Path, top: str, out: Path) -> Path:
     if result.timed_out:
         raise BuildError(f"the build did not finish in {BUILD_TIMEOUT} s")
     if not result.ok or not (out / f"V{top}").is_file():
-        errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+        lines = result.stderr.splitlines()
+        errors = [line for line in lines if line.startswith("%Error")] or [line for line in lines if "error" in line]
         raise BuildError("\n".join(errors[:8]) or result.tail(8))
     return out / f"V{top}"
 

@@ -24,7 +24,6 @@ import sys
 sys.path[:0] = ["/sim/lib", "/sim"]
 
 from pyverilator import PyVerilator  # noqa: E402
-
 from waveform import parse_vcd  # noqa: E402
 
 TRACE = "/tmp/window.vcd"
@@ -86,7 +85,7 @@ def signal_names(model):
     with open(TRACE) as vcd:
         signals, _ = parse_vcd(vcd, keep=lambda name: name.startswith(prefix), max_changes=1)
     os.unlink(TRACE)
-    return prefix, sorted({s.name[len(prefix):]: s.width for s in signals.values()}.items())[:MAX_SIGNALS]
+    return prefix, sorted((name[len(prefix):], s.width) for name, s in signals.items())[:MAX_SIGNALS]
 
 
 def window(prefix, wanted):
@@ -97,10 +96,7 @@ def window(prefix, wanted):
     with open(TRACE) as vcd:
         signals, changes = parse_vcd(vcd, keep=keep.__contains__, max_changes=MAX_CHANGES)
     os.unlink(TRACE)
-    out = {}
-    for code, signal in signals.items():
-        out.setdefault(signal.name[len(prefix):], [list(c) for c in changes[code]])
-    return out
+    return {name[len(prefix):]: [list(c) for c in changes[name]] for name in signals}
 
 
 def main():

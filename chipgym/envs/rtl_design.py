@@ -11,7 +11,13 @@ lockstep, a bounded formal gate), then Yosys synthesis, OpenSTA timing and gate-
 ## Action Space
 ``Text``: one JSON object per step, built by :mod:`chipgym.envs.rtl_actions`: ``write``, ``patch`` and
 ``delete`` a file (paths stay inside the design folder), ``set_clock`` (``clock_period_ps`` in design.toml),
-``check`` (the public check; ``estimate`` adds synthesized area and timing) and ``submit``. A malformed
+``check`` (the public check; ``estimate`` adds synthesized area and timing), ``simulate`` and ``submit``.
+``simulate`` (``{"op": "simulate", "program": NAME or assembly, "cycles": N, "signals": [names or glob
+patterns], "start": C, "continue": true}``) builds the design with pyverilator (sandboxed, cached by content),
+steps it on a public program with the check's memory model and returns the chosen signals' value changes
+over the window, the retirements beside the reference's, and the first divergence (``docs/rtl-simulate.md``);
+``continue`` goes on from where the last one stopped, in the same session, while the design is unchanged. A
+build error is feedback with the compiler's message; held-out kernels are never simulated. A malformed
 action is feedback (``info["action_error"]``) and costs a step.
 
 ## Observation Space
@@ -43,7 +49,7 @@ budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_s
 - ``max_steps`` (40). ``formal``: run the formal gate in ``check`` (slow the first time for each design,
   then cached).
 - ``timings``: wall-clock times under ``info["seconds"]`` (per step, per check, of grading).
-  ``render_mode``: ``"ansi"``.
+  ``render_mode``: ``"ansi"``, or ``"rgb_array"`` (the last simulated window as a waveform picture).
 
 Each env edits a private temporary folder (``env.root``), so envs run side by side, e.g. in
 ``gymnasium.vector.AsyncVectorEnv(..., shared_memory=False)`` (Text observations cannot use shared memory).
@@ -76,12 +82,21 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 
 from chipgym.envs import rtl_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.rtl_actions import Action, ActionError
-from chipgym.errors import UNAVAILABLE, DesignError, InfrastructureError, SynthesisError
+from chipgym.errors import (
+    UNAVAILABLE,
+    AsmError,
+    BuildError,
+    DesignError,
+    InfrastructureError,
+    SimulationError,
+    SynthesisError,
+)
 from chipgym.results import Status
 from chipgym.scoring.chip import estimate, score_design
 from chipgym.scoring.profile import PROFILES
@@ -92,6 +107,7 @@ from chipgym.tasks.chip.cpu.checks import DV, STALL_PERMILLE
 from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.cpu.reference import execute
+from chipgym.tasks.chip.cpu.stepping import Stepper, Window, resolve_program
 from chipgym.tasks.chip.cpu.workloads import KERNELS
 from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.ports import load_ports
@@ -101,6 +117,7 @@ STARTS = ("empty", *sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()))
 MAX_FILE_SHOWN = 60_000  # characters of one file in obs["files"]
 MAX_FILES = 64  # files in the design folder
 MAX_FAILURES = 10  # failures listed in feedback and info
+MAX_BUILD_ERROR = 2000  # characters of a build error shown by simulate
 CHECK_CACHE = 64  # check results remembered per env
 PUBLIC_SEED = "public-derived seed: not an evaluation"
 ACTIONS_HELP = """
@@ -111,6 +128,9 @@ ACTIONS_HELP = """
 {"op": "delete", "path": P}
 {"op": "set_clock", "period_ps": N}                                every clock_period_ps in design.toml
 {"op": "check"} or {"op": "check", "estimate": true}               public check (+ area and timing)
+{"op": "simulate", "program": "memcpy", "cycles": 100, "signals": ["pc", "regs[*]"], "start": 0}
+    step the design on a public program (or assembly text); signals' value changes and retirements vs the
+    reference; {"op": "simulate", "continue": true, "cycles": 100} goes on where the last one stopped
 {"op": "submit"}                                                   grade and end the episode
 """
 
@@ -136,6 +156,7 @@ class RtlDesignEnv(TextActionEnv):
     doc)."""
 
     env_id = "chipgym/RtlDesign-v0"
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     max_action = rtl_actions.MAX_ACTION
     default_max_steps = 40
     secret_kwargs = ("grading_seed",)
@@ -165,6 +186,8 @@ class RtlDesignEnv(TextActionEnv):
         weakref.finalize(self, shutil.rmtree, self.root, True)  # also when an env is dropped without close()
         self._checks: OrderedDict[str, CheckOutcome] = OrderedDict()
         self._episode: _Episode | None = None
+        self._stepper: Stepper | None = None  # the simulate session, while the design is unchanged
+        self._window: Window | None = None  # what the last simulate saw
 
     # -- episode ------------------------------------------------------------------------------------------
     def parse_action(self, text: Any) -> Action:
@@ -174,6 +197,8 @@ class RtlDesignEnv(TextActionEnv):
         start = options.get("start", "empty")
         if start not in STARTS:
             raise ValueError(f"options['start']: expected one of {', '.join(STARTS)}, got {start!r}")
+        self._end_simulation()
+        self._window = None
         shutil.rmtree(self.root, ignore_errors=True)
         if start == "empty":
             self.root.mkdir()
@@ -207,6 +232,8 @@ class RtlDesignEnv(TextActionEnv):
                 self.feedback = f"clock_period_ps = {period_ps} in design.toml."
             case rtl_actions.Check(estimate=estimate):
                 return self._check(estimate)
+            case rtl_actions.Simulate():
+                return self._simulate(action)
             case rtl_actions.Submit():
                 return self._submit()
         return StepOutcome()
@@ -344,6 +371,54 @@ class RtlDesignEnv(TextActionEnv):
             self.feedback = f"Submitted: accepted, {score.summary()}"
         return StepOutcome(score.reward, True, info)
 
+    def _simulate(self, action: rtl_actions.Simulate) -> StepOutcome:
+        try:
+            design = load_design(self.root, self.profile)
+        except DesignError as error:
+            self.feedback = f"Simulate: the design does not load: {self._public(str(error))}"
+            return StepOutcome(info={"status": Status.FAILED, "simulate": {"error": "design"}})
+        going_on = action.continue_ and self._stepper is not None and self._stepper.key == design.digest()
+        if action.continue_ and not going_on:
+            raise ActionError("continue: no simulation to go on with (none yet, or the design changed since)")
+        try:
+            program = resolve_program(action.program) if action.program is not None else None
+        except AsmError as error:
+            raise ActionError(f"program: {error}") from None
+        if going_on and program not in (None, self._stepper.program):
+            raise ActionError("program: differs from the one being simulated; leave it out to continue")
+        if going_on and action.start is not None and action.start < self._stepper.cycle:
+            raise ActionError(f"start: the simulation is at cycle {self._stepper.cycle} already; simulate "
+                              "without continue to start again")
+        try:
+            if not going_on:
+                self._end_simulation()
+                self._stepper = Stepper(design, program)
+            start = action.start if action.start is not None else self._stepper.cycle if going_on else 0
+            self._window = self._stepper.run(start, action.cycles, action.signals)
+        except BuildError as error:
+            self._end_simulation()
+            self.feedback = "Simulate: the design does not build:\n" + self._public(str(error))[:MAX_BUILD_ERROR]
+            return StepOutcome(info={"status": Status.FAILED, "simulate": {"error": "build"}})
+        except SimulationError as error:
+            self._end_simulation()
+            self.feedback = "Simulate: the simulation stopped: " + self._public(str(error))
+            return StepOutcome(info={"status": Status.FAILED, "simulate": {"error": "simulation"}})
+        except UNAVAILABLE as error:
+            self._end_simulation()
+            reason = self._public(f"{type(error).__name__}: {error}")
+            self.feedback = f"Simulate unavailable (not the design's fault): {reason}"
+            return StepOutcome(info={"status": Status.UNAVAILABLE, "reason": reason})
+        window = self._window
+        self.feedback = self._public(window.text())
+        return StepOutcome(info={"status": Status.OK, "simulate": {
+            "program": window.program, "start": window.waveform.start, "end": window.waveform.end,
+            "retired": window.retired, "ended": window.ended, "divergence": window.divergence}})
+
+    def _end_simulation(self) -> None:
+        if self._stepper is not None:
+            self._stepper.close()
+            self._stepper = None
+
     def _seed(self) -> tuple[int, str]:
         if self._grading_seed is not None or SEED_ENV in os.environ:
             return grading_seed(self._grading_seed), "grading seed"
@@ -383,9 +458,14 @@ class RtlDesignEnv(TextActionEnv):
         if self.render_mode == "ansi":
             listing = self._files_text().split("\n\n")[0]
             return f"[{self._episode.start} step {self.steps}]\n{listing}\n---\n{self.feedback}\n"
+        if self.render_mode == "rgb_array":
+            if self._window is None:
+                return np.full((240, 960, 3), 255, dtype=np.uint8)
+            return self._window.waveform.render()
         return None
 
     def close(self):
+        self._end_simulation()
         shutil.rmtree(self.root, ignore_errors=True)
         super().close()
 

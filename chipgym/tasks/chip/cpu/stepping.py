@@ -14,7 +14,6 @@ public ones or assembly text; held-out kernels never come here.
 """
 from __future__ import annotations
 
-import fnmatch
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -35,7 +34,7 @@ from chipgym.tasks.chip.pysim import library
 from chipgym.waveform import Signal, Waveform
 
 BENCH = Path(__file__).parent / "dv" / "harness.py"
-DEFAULT_SIGNALS = ("clk", "imem_req_valid", "imem_req_addr", "imem_resp_valid", "dmem_req_valid", "dmem_req_addr",
+DEFAULT_SIGNALS = ("imem_req_valid", "imem_req_addr", "imem_resp_valid", "dmem_req_valid", "dmem_req_addr",
                    "dmem_req_we", "dmem_resp_valid", "ret_valid", "ret_pc", "halted")
 MAX_SIGNALS = 32  # signals in one window
 MAX_WINDOW = 10_000  # cycles traced in one window
@@ -86,10 +85,12 @@ class Window:
     """why the run ended ("halted", "fault", "protocol"), or None while it goes on"""
     unmatched: tuple[str, ...]
     printed: str
+    stepped: int
+    """cycles run in this window"""
 
     def text(self) -> str:
         wave = self.waveform
-        if self.ended and not any(wave.changes.values()):
+        if self.ended and self.stepped == 0:
             return (f"The run of {self.program} has ended ({self.ended}) before cycle {wave.start}: simulate "
                     f"without continue to start again.\n== first divergence from the reference ==\n"
                     f"{self.divergence or 'none: every retirement and the end match'}")
@@ -158,7 +159,7 @@ class Stepper:
         ``patterns`` (names or glob patterns, inside the top module: ``pc``, ``regs[*]``)."""
         names, unmatched = self.matching(patterns or DEFAULT_SIGNALS)
         until = min(start + cycles, MAX_CYCLE)
-        first = len(self.got)
+        first, before = len(self.got), self.cycle
         if self.ended is None:
             timeout = BASE_TIMEOUT + (until - self.cycle) / CYCLES_PER_SECOND
             reply = self.session.request({"op": "run", "until": until, "trace_from": start, "signals": names},
@@ -178,14 +179,16 @@ class Stepper:
         wave = Waveform(tuple(Signal(n, self.signals[n]) for n in names), changes, start, end,
                         self.design.clock_period_ps, self.design.top)
         return Window(self.program.name, wave, rows, sum(c < end for c in self.cycles), problem,
-                      self.mismatch[0] if self.mismatch else None, self.ended, unmatched, printed)
+                      self.mismatch[0] if self.mismatch else None, self.ended, unmatched, printed,
+                      max(0, self.cycle - max(start, before)))
 
     def matching(self, patterns: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:
         """The design's signals that ``patterns`` name (at most MAX_SIGNALS), and the patterns that name none."""
         names, unmatched = [], []
         for pattern in patterns:
+            glob = re.compile(re.escape(pattern).replace(r"\*", ".*").replace(r"\?", "."))  # brackets are literal
             found = [pattern] if pattern in self.signals else \
-                sorted((n for n in self.signals if fnmatch.fnmatchcase(n, pattern)), key=_natural)
+                sorted((n for n in self.signals if glob.fullmatch(n)), key=_natural)
             names += [n for n in found if n not in names]
             if not found:
                 unmatched.append(pattern)
