@@ -8,13 +8,13 @@ This module imports only the standard library at its top (the sandboxed simulati
 with it); :meth:`Waveform.render` needs matplotlib.
 
 >>> wave = Waveform((Signal("clk", 1), Signal("pc", 32)), {"clk": ((0, 0), (1, 1), (2, 0), (3, 1)),
-...                 "pc": ((0, 0), (3, 4))}, start=0, end=2)
+...                 "pc": ((0, 0), (2, 4))}, start=0, end=2)
 >>> print(wave.text())
 clk: 0:0x0
 pc[31:0]: 0:0x0 1:0x4
 >>> signals, changes = parse_vcd(wave.vcd().splitlines())
 >>> sorted(signals), changes["pc"]
-(['top.clk', 'top.pc'], [(0, 0), (15000, 4)])
+(['top.clk', 'top.pc'], [(0, 0), (10000, 4)])
 """
 
 from __future__ import annotations
