@@ -13,7 +13,7 @@ with it); :meth:`Waveform.render` needs matplotlib.
 clk: 0:0x0
 pc[31:0]: 0:0x0 1:0x4
 >>> signals, changes = parse_vcd(wave.vcd().splitlines())
->>> sorted(signals), changes["pc"]
+>>> sorted(signals), changes["top.pc"]
 (['top.clk', 'top.pc'], [(0, 0), (10000, 4)])
 """
 
