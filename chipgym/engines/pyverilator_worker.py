@@ -79,7 +79,7 @@ class Model:
 def signal_names(model):
     """The design's traced signals, named from inside its top module (``pc``, ``regs[3]``, ``alu.y``)."""
     model.start_trace()
-    model.settle(0)
+    model.lib.add_to_vcd_trace(model.trace, 0)  # the header, without evaluating the design
     model.stop_trace()
     prefix = f"TOP.{model.sim.module_name}."
     with open(TRACE) as vcd:

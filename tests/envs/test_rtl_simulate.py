@@ -1,0 +1,130 @@
+"""The simulate action of chipgym/RtlDesign-v0: pyverilator stepping, sandboxed, against the reference."""
+
+from __future__ import annotations
+
+import pytest
+
+from chipgym.envs import rtl_actions as act
+from chipgym.envs.json_action import ActionError
+from chipgym.envs.rtl_design import RtlDesignEnv
+from chipgym.tasks.chip import check_design
+from chipgym.tasks.chip.cpu.arch import load_arch
+from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
+from chipgym.tasks.chip.cpu.stepping import Stepper, resolve_program
+from chipgym.tasks.chip.cpu.testbench import HARNESS, simulate
+from chipgym.tasks.chip.design import load_design
+from chipgym.tasks.chip.verilator import build
+from chipgym.waveform import parse_vcd
+
+
+@pytest.fixture
+def env():
+    env = RtlDesignEnv(formal=False, render_mode="rgb_array")
+    yield env
+    env.close()
+
+
+@pytest.mark.parametrize("fixture, program", [("multicycle", "memcpy"), ("pipelined", "random-3"),
+                                              ("pipelined", "random-1001-misaligned_load")])
+def test_stepping_retires_what_the_cpp_harness_retires_at_the_same_cycles(fixture, program):
+    design, arch = load_design(FIXTURES / fixture), load_arch()
+    prog = resolve_program(program)
+    latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
+    harness = simulate(build(design, HARNESS), prog, arch, latency, watchdog=10**6)
+    stepper = Stepper(design, prog)
+    try:
+        window = stepper.run(0, 10, ())
+        while window.ended is None:
+            window = stepper.run(stepper.cycle, 10_000, ())
+    finally:
+        stepper.close()
+    assert stepper.got == harness.retirements and stepper.cycles == harness.cycles
+    assert (stepper.final.end_cycle, stepper.final.halted, stepper.final.fault) == \
+        (harness.end_cycle, harness.halted, harness.fault)
+    assert stepper.final.counters == harness.counters and stepper.final.dmem == harness.dmem
+    assert window.divergence is None
+
+
+@pytest.mark.parametrize("mutant", ["wrong_add", "writable_r0"])
+def test_simulate_finds_the_mutants_divergence_at_the_cycle_check_reports(env, mutant):
+    mutant = load_mutants()[mutant]
+    env.reset(seed=0, options={"start": mutant.fixture})
+    for file, old, new in mutant.edits:
+        env.step(act.patch(file, old, new))
+    report = check_design(env.root, formal=False, heldout=False)
+    check, detail = report.failures[0]
+    program = detail.partition(":")[0]
+    obs, reward, terminated, truncated, info = env.step(act.simulate(program, cycles=10_000, signals=["ret_*"]))
+    assert info["status"] == "ok" and check == "functional"
+    assert info["simulate"]["divergence"] == detail, obs["feedback"]
+    assert "<-- first divergence" in obs["feedback"] and detail in obs["feedback"]
+
+
+def test_continue_goes_on_in_the_same_session_until_the_design_changes(env):
+    env.reset(seed=0, options={"start": "multicycle"})
+    obs, *_, info = env.step(act.simulate("memcpy", cycles=30, signals=["pc", "regs[*]"]))
+    stepper, pid = env._stepper, env._stepper.session.process.pid
+    assert (info["simulate"]["start"], info["simulate"]["end"]) == (0, 30)
+    assert "regs[15][31:0]: 0:0x0" in obs["feedback"] and "pc[31:0]: 0:0x0 3:0x4" in obs["feedback"]
+    obs, *_, info = env.step(act.simulate(continue_=True, cycles=20, signals=["pc"]))
+    assert (info["simulate"]["start"], info["simulate"]["end"]) == (30, 50)
+    assert env._stepper is stepper and stepper.session.process.pid == pid
+    assert obs["feedback"].startswith("Simulated memcpy: cycles 30-49")
+    obs, *_, info = env.step(act.simulate(continue_=True, cycles=10, start=100))  # fast-forward
+    assert (info["simulate"]["start"], info["simulate"]["end"]) == (100, 110) and env._stepper is stepper
+    obs, *_, info = env.step(act.simulate(continue_=True, start=5))
+    assert "start: the simulation is at cycle 110" in info["action_error"]
+    env.step(act.set_clock(4000))  # the design changed: no going on
+    obs, *_, info = env.step(act.simulate(continue_=True))
+    assert info["action_error"].startswith("continue: no simulation to go on with")
+
+
+def test_a_build_error_is_feedback_and_the_env_goes_on(env):
+    env.reset(seed=0, options={"start": "multicycle"})
+    env.step(act.write("rtl/chipgym_cpu.v", "module chipgym_cpu(input clk);\n  wire x = ;\nendmodule\n"))
+    obs, reward, terminated, truncated, info = env.step(act.simulate("memcpy"))
+    assert info["status"] == "failed" and info["simulate"] == {"error": "build"} and not terminated
+    assert "the design does not build" in obs["feedback"] and "syntax error" in obs["feedback"]
+    assert "/tmp/" not in obs["feedback"].split("syntax error")[1]
+    env.reset(seed=0, options={"start": "multicycle"})
+    obs, *_, info = env.step(act.simulate("ADDI r1, r0, 5\nHALT", signals=["regs[1]"]))
+    assert info["status"] == "ok" and info["simulate"]["ended"] == "halted", obs["feedback"]
+    assert "regs[1][31:0]: 0:0x0 3:0x5" in obs["feedback"], obs["feedback"]
+
+
+def test_the_render_draws_the_window_and_its_vcd_parses(env):
+    env.reset(seed=0, options={"start": "pipelined"})
+    blank = env.render()
+    env.step(act.simulate("fibonacci", cycles=60, signals=["clk", "f_pc", "ret_valid", "regs[1]"]))
+    image = env.render()
+    assert image.dtype.name == "uint8" and image.shape[1:] == (960, 3) and image.shape[0] > 100
+    assert blank.shape[2] == 3 and (image < 128).any() and (blank == 255).all()
+    wave = env._window.waveform
+    signals, changes = parse_vcd(wave.vcd().splitlines())
+    assert sorted(signals) == ["chipgym_cpu.clk", "chipgym_cpu.f_pc", "chipgym_cpu.regs[1]", "chipgym_cpu.ret_valid"]
+    assert signals["chipgym_cpu.f_pc"].width == 32
+    period = load_design(env.root).clock_period_ps
+    assert changes["chipgym_cpu.clk"][:3] == [(0, 0), (period // 2, 1), (period, 0)]
+    assert len(changes["chipgym_cpu.clk"]) == 120
+
+
+@pytest.mark.parametrize("action, field", [
+    ('{"op": "simulate"}', "program"),
+    ('{"op": "simulate", "program": "memcpy", "cycles": 0}', "cycles"),
+    ('{"op": "simulate", "program": "memcpy", "cycles": 10001}', "cycles"),
+    ('{"op": "simulate", "program": "memcpy", "start": -1}', "start"),
+    ('{"op": "simulate", "program": "memcpy", "signals": "pc"}', "signals"),
+    ('{"op": "simulate", "program": "memcpy", "signals": ["pc; rm"]}', "signals"),
+    ('{"op": "simulate", "program": "memcpy", "continue": 1}', "continue"),
+])
+def test_malformed_simulate_actions_name_their_field(action, field):
+    with pytest.raises(ActionError, match=f"^{field}: "):
+        act.parse(action)
+
+
+def test_programs_are_public_names_or_assembly(env):
+    env.reset(seed=0, options={"start": "multicycle"})
+    for program, expected in (("heldout-0-memcpy", "program: no public program 'heldout-0-memcpy'"),
+                              ("ADDI r1, r0\nHALT", "program: ")):
+        obs, *_, info = env.step(act.simulate(program))
+        assert info["action_error"].startswith(expected)
