@@ -121,7 +121,8 @@ class Session:
         self._replies: Lines | None = None
         self._printed: Lines | None = None
         self.printed, self._printed_bytes = b"", 0
-        """what the design printed during the last request (its first PRINTED_KEPT bytes), and how much"""
+        """what the design printed since :meth:`take_printed` (its first PRINTED_KEPT bytes), and how many bytes
+        during the current request"""
 
     def start(self) -> list[tuple[str, int]]:
         """Starts the worker and loads the library: the design's signals (name, width)."""
@@ -154,7 +155,7 @@ class Session:
         within ``timeout`` seconds, dies, or floods."""
         if self.process is None:
             raise SimulationError("the simulation session has ended")
-        self.printed, self._printed_bytes = b"", 0
+        self._printed_bytes = 0
         try:
             self.process.stdin.write(json.dumps(message).encode() + b"\n")
             self.process.stdin.flush()
@@ -179,6 +180,10 @@ class Session:
                     raise self._lost("the simulation process ended")
                 else:
                     self._printed_open = False
+        while self._printed_open and wait_readable([self._printed], time.monotonic()):
+            if not self._printed.read():  # what the worker printed before it replied is in the pipe already
+                self._printed_open = False
+            self._keep_printed()
         try:
             reply = json.loads(line)
         except (ValueError, RecursionError):
@@ -195,6 +200,11 @@ class Session:
         chunk.clear()
         if self._printed_bytes > MAX_PRINTED:
             raise self._lost(f"the design printed more than {MAX_PRINTED >> 20} MiB during one request")
+
+    def take_printed(self) -> str:
+        """What the design printed since the last call (at most PRINTED_KEPT bytes), as text."""
+        printed, self.printed = self.printed, b""
+        return printed.decode("utf-8", errors="replace")
 
     def _lost(self, why: str) -> SimulationError:
         """Ends the session; the error to raise, with the end of what the worker printed."""

@@ -104,7 +104,11 @@ def main():
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
 
+    flush_c_stdio = ctypes.CDLL(None).fflush  # the design's $display goes through C's buffered stdout
+
     def reply(message):
+        flush_c_stdio(None)
+        sys.stdout.flush()
         replies.write(json.dumps(message) + "\n")
         replies.flush()
 
@@ -135,7 +139,6 @@ def main():
             model.stop_trace()
             reply({"cycle": cycle, "done": bench.done, "events": bench.events,
                    "changes": window(prefix, request["signals"])})
-        sys.stdout.flush()
 
 
 main()

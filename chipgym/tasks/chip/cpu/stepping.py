@@ -167,7 +167,7 @@ class Stepper:
             changes = self._read(reply, names)
         else:
             changes = {}
-        printed = self.session.printed.decode("utf-8", errors="replace")[:MAX_PRINTED_SHOWN]
+        printed = self.session.take_printed()[:MAX_PRINTED_SHOWN]
         if self.mismatch is None:
             self.mismatch = first_mismatch(self.reference.retirements, self.got, self.cycles, self.program.name,
                                            begin=first)
