@@ -128,3 +128,25 @@ def test_programs_are_public_names_or_assembly(env):
                               ("ADDI r1, r0\nHALT", "program: ")):
         obs, *_, info = env.step(act.simulate(program))
         assert info["action_error"].startswith(expected)
+
+
+def test_chip_sim_writes_a_vcd_and_a_picture(tmp_path, capsys):
+    import matplotlib.image
+
+    from chipgym.cli import main
+
+    vcd, png = tmp_path / "window.vcd", tmp_path / "window.png"
+    code = main(["chip", "sim", str(FIXTURES / "multicycle"), "--program", "fibonacci", "--cycles", "40",
+                 "--signal", "pc", "--signal", "state", "--vcd", str(vcd), "--png", str(png)])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("Simulated fibonacci: cycles 0-39") and "pc[31:0]: 0:0x0" in out
+    text = vcd.read_text()
+    assert text.startswith("$version") and "$enddefinitions $end" in text and "$timescale 1ps $end" in text
+    signals, changes = parse_vcd(text.splitlines())
+    assert {s.name: s.width for s in signals.values()} == {"chipgym_cpu.clk": 1, "chipgym_cpu.pc": 32,
+                                                          "chipgym_cpu.state": 3}
+    times = [int(line[1:]) for line in text.splitlines() if line.startswith("#")]
+    assert times == sorted(times) and times[-1] == 40 * load_design(FIXTURES / "multicycle").clock_period_ps
+    assert len(changes["chipgym_cpu.clk"]) == 80 and len(changes["chipgym_cpu.pc"]) > 3
+    image = matplotlib.image.imread(png)
+    assert image.shape[1] == 960 and image.shape[0] > 100
