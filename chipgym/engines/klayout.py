@@ -25,7 +25,6 @@ import os
 import queue
 import secrets
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -39,7 +38,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from xml.etree import ElementTree
 
 from chipgym.cache import Cache
-from chipgym.engines.process import Lines, spawn, wait_readable
+from chipgym.engines.process import Lines, kill_group, spawn, wait_readable
 from chipgym.engines.sandbox import Mount, Sandbox
 from chipgym.engines.versions import TOOLS, require_tool
 from chipgym.errors import AgentError, EngineError, ToolMissingError
@@ -496,17 +495,7 @@ class KlayoutWorker:
         """Kills the sandbox's whole process group; the next job starts a fresh process."""
         if self.process is None:
             return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
-            try:
-                stream.close()
-            except BrokenPipeError:  # stdin still held a message the dead worker never read; closed anyway
-                pass
-        os.close(self._results.fd)
+        kill_group(self.process, (self.process.stdin, self.process.stdout), (self._results.fd,))
         self.process = self._control = self._results = None
         self._cleaning = False
         self.sandbox.wait_for_exit()

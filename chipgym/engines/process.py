@@ -15,8 +15,10 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import select
+import signal
 import subprocess
 import time
+from typing import IO
 
 # A process started with --die-with-parent dies with the *thread* that started it, so every long-lived worker
 # is started from one thread that lives as long as the interpreter. A forked child (AsyncVectorEnv, Ray) gets
@@ -81,3 +83,21 @@ def wait_readable(streams: list[Lines], deadline: float) -> list[Lines]:
     """The streams with data to read, waiting until ``deadline`` (``time.monotonic()``) at most."""
     ready = select.select([s.fd for s in streams], [], [], max(0.0, deadline - time.monotonic()))[0]
     return [s for s in streams if s.fd in ready]
+
+
+def kill_group(process: subprocess.Popen, streams: tuple[IO[bytes] | None, ...], fds: tuple[int, ...] = ()) -> None:
+    """Kills the process group of ``process`` (started with ``start_new_session``), reaps it, and closes its
+    ``streams`` and the pipe ends ``fds`` this side holds."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+    for stream in streams:
+        try:
+            if stream is not None:
+                stream.close()
+        except BrokenPipeError:  # it still held a message the dead worker never read; closed anyway
+            pass
+    for fd in fds:
+        os.close(fd)

@@ -22,14 +22,13 @@ import functools
 import json
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from chipgym.engines.process import Lines, spawn, wait_readable
+from chipgym.engines.process import Lines, kill_group, spawn, wait_readable
 from chipgym.engines.python import PYTHON
 from chipgym.engines.sandbox import Mount, Sandbox
 from chipgym.engines.tools import run_tool
@@ -218,17 +217,7 @@ class Session:
         """Kills the sandbox's whole process group."""
         if self.process is None:
             return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
-        for stream in (self.process.stdin, self.process.stderr):
-            try:
-                stream.close()
-            except BrokenPipeError:
-                pass
-        os.close(self._replies.fd)
+        kill_group(self.process, (self.process.stdin, self.process.stderr), (self._replies.fd,))
         self.process = self._replies = self._printed = None
         self.sandbox.wait_for_exit()
 

@@ -21,11 +21,6 @@ import json
 import os
 import sys
 
-sys.path[:0] = ["/sim/lib", "/sim"]
-
-from pyverilator import PyVerilator  # noqa: E402
-from waveform import parse_vcd  # noqa: E402
-
 TRACE = "/tmp/window.vcd"
 MAX_SIGNALS = 4096  # names listed at start
 MAX_CHANGES = 50_000  # per signal and window
@@ -34,8 +29,8 @@ MAX_CHANGES = 50_000  # per signal and window
 class Model:
     """A loaded model's ports by name (through pyverilator's accessors, looked up once), and its settling."""
 
-    def __init__(self, library):
-        self.sim = PyVerilator(library, auto_eval=False)
+    def __init__(self, sim):
+        self.sim = sim
         self.lib, self.handle = self.sim.lib, ctypes.c_void_p(self.sim.model)
         self.getters, self.setters = {}, {}
         for name, width in self.sim.inputs + self.sim.outputs:
@@ -76,7 +71,7 @@ class Model:
             self.trace = None
 
 
-def signal_names(model):
+def signal_names(model, parse_vcd):
     """The design's traced signals, named from inside its top module (``pc``, ``regs[3]``, ``alu.y``)."""
     model.start_trace()
     model.lib.add_to_vcd_trace(model.trace, 0)  # the header, without evaluating the design
@@ -88,7 +83,7 @@ def signal_names(model):
     return prefix, sorted((name[len(prefix):], s.width) for name, s in signals.items())[:MAX_SIGNALS]
 
 
-def window(prefix, wanted):
+def window(prefix, wanted, parse_vcd):
     """The changes of the ``wanted`` signals in the trace just written: name -> [[tick, value], ...]."""
     if not os.path.exists(TRACE):
         return {}
@@ -100,6 +95,10 @@ def window(prefix, wanted):
 
 
 def main():
+    sys.path[:0] = ["/sim/lib", "/sim"]
+    from pyverilator import PyVerilator
+    from waveform import parse_vcd
+
     library, bench_path = sys.argv[1], sys.argv[2]
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
@@ -114,8 +113,8 @@ def main():
 
     bench_code = compile(open(bench_path).read(), bench_path, "exec")
     reply({"started": True})
-    model = Model(library)
-    prefix, signals = signal_names(model)
+    model = Model(PyVerilator(library, auto_eval=False))
+    prefix, signals = signal_names(model, parse_vcd)
     reply({"ready": True, "signals": signals})
     bench, cycle = None, 0
     for line in sys.stdin:
@@ -123,7 +122,7 @@ def main():
         if request["op"] == "reset":
             model.stop_trace()
             del model
-            model = Model(library)
+            model = Model(PyVerilator(library, auto_eval=False))
             namespace = {}
             exec(bench_code, namespace)
             bench, cycle = namespace["Bench"](model, request["job"]), 0
@@ -138,7 +137,8 @@ def main():
                 cycle += 1
             model.stop_trace()
             reply({"cycle": cycle, "done": bench.done, "events": bench.events,
-                   "changes": window(prefix, request["signals"])})
+                   "changes": window(prefix, request["signals"], parse_vcd)})
 
 
-main()
+if __name__ == "__main__":
+    main()

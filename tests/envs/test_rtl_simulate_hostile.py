@@ -14,7 +14,8 @@ from chipgym.engines.sandbox import processes_of
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
 from chipgym.tasks.chip.cpu.heldout import SEED_ENV
-from chipgym.tasks.chip.cpu.mutants import FIXTURES
+
+from chip_attacks import MEMORY_BOMB, with_block
 
 RTL = "rtl/chipgym_cpu.v"
 BOUND_SECONDS = 120  # a cold pyverilator build takes ~5-10 s here; the time limits below are 10-30 s
@@ -26,13 +27,6 @@ def env():
     env.reset(seed=0, options={"start": "multicycle"})
     yield env
     env.close()
-
-
-def with_block(block: str) -> str:
-    """The multicycle fixture's RTL with ``block`` added at the end of its top module."""
-    text = (FIXTURES / "multicycle" / RTL).read_text()
-    last = text.rindex("endmodule")
-    return text[:last] + block + text[last:]
 
 
 def stopped(env, block: str, expected: str) -> dict:
@@ -70,16 +64,7 @@ def test_a_design_spinning_inside_one_time_step_is_killed(env):
 
 def test_a_design_that_exhausts_memory_is_stopped(env):
     # 2**27 words of 1024 bits: 16 GiB, over the session's 2 GiB address space cap.
-    bomb = """
-  reg [26:0] bomb_i = 0;
-  reg [1023:0] bomb [0:(1<<27)-1];
-  always @(posedge clk) begin
-    bomb_i <= bomb_i + 1;
-    bomb[bomb_i] <= bomb[bomb_i + 1] + {5'd0, cnt_cycles};
-    if (bomb[bomb_i][1000]) $display("bomb");
-  end
-"""
-    stopped(env, bomb, "bad_alloc")
+    stopped(env, MEMORY_BOMB, "bad_alloc")
 
 
 def test_the_design_runs_without_network_host_files_or_the_grading_seed(env, tmp_path, monkeypatch):
