@@ -25,7 +25,7 @@ def sim(args) -> int:
         program = resolve_program(text)
         with _progress(args.design, "simulating") as advance:
             advance("building with pyverilator")
-            stepper = Stepper(load_design(args.design), program)
+            stepper = Stepper(load_design(args.design), program, args.stalls)
             try:
                 advance("stepping")
                 window = stepper.run(args.start, args.cycles, (*DRAWN, *(args.signal or DEFAULT_SIGNALS)))
@@ -58,6 +58,8 @@ def add_sim_command(chip) -> None:
     run.add_argument("--signal", action="append", metavar="NAME",
                      help="a signal or glob pattern inside the top module (pc, regs[*]); repeat it; default: the "
                           "memory ports and the retirement port")
+    run.add_argument("--stalls", type=int, metavar="SEED",
+                     help="the check's random memory stalls of this seed (a check failure names it)")
     run.add_argument("--vcd", metavar="FILE", help="write the window as a VCD file (GTKWave opens it)")
     run.add_argument("--png", metavar="FILE", help="draw the window as a waveform picture")
     run.set_defaults(handler=sim)

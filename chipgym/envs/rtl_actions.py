@@ -8,7 +8,7 @@ SetClock(period_ps=2000)
 >>> act.parse(act.check(estimate=True))
 Check(estimate=True)
 >>> act.parse(act.simulate("memcpy", cycles=50, signals=["pc", "regs[*]"]))
-Simulate(program='memcpy', cycles=50, signals=('pc', 'regs[*]'), start=None, continue_=False)
+Simulate(program='memcpy', cycles=50, signals=('pc', 'regs[*]'), start=None, continue_=False, stalls=None)
 >>> act.parse(act.delete("../outside.v"))
 Traceback (most recent call last):
 ...
@@ -79,6 +79,7 @@ class Simulate:
     signals: tuple[str, ...] = ()  # names or glob patterns inside the top module; () for the defaults
     start: int | None = None  # first cycle traced (None: 0, or where the last one stopped with continue_)
     continue_: bool = False  # go on from where the last simulate stopped, without a rebuild or a reset
+    stalls: int | None = None  # the seed of the check's random memory stalls; None: exact memories
 
 
 @dataclass(frozen=True)
@@ -115,10 +116,10 @@ def check(estimate: bool = False) -> str:
 
 
 def simulate(program: str | None = None, cycles: int = DEFAULT_CYCLES, signals: list[str] | tuple[str, ...] = (),
-             start: int | None = None, continue_: bool = False) -> str:
+             start: int | None = None, continue_: bool = False, stalls: int | None = None) -> str:
     """Step the design on ``program`` (a public workload's name, or assembly text) and show ``signals`` over
     ``cycles`` cycles from ``start``, with the retirements beside the reference's; ``continue_`` goes on from
-    where the last ``simulate`` stopped."""
+    where the last ``simulate`` stopped; ``stalls`` adds the check's random memory stalls of that seed."""
     data: dict = {"op": "simulate", "cycles": cycles}
     if program is not None:
         data["program"] = program
@@ -128,6 +129,8 @@ def simulate(program: str | None = None, cycles: int = DEFAULT_CYCLES, signals: 
         data["start"] = start
     if continue_:
         data["continue"] = True
+    if stalls is not None:
+        data["stalls"] = stalls
     return json.dumps(data)
 
 
@@ -157,6 +160,7 @@ def _simulate(data: Mapping) -> Simulate:
         raise ActionError("program: expected a public workload's name or assembly text")
     cycles = _integer(data, "cycles", 1, MAX_WINDOW, DEFAULT_CYCLES)
     start = _integer(data, "start", 0, MAX_CYCLE - 1, None)
+    stalls = _integer(data, "stalls", 0, 2**31 - 1, None)
     signals = data.get("signals", [])
     if not isinstance(signals, list) or len(signals) > MAX_SIGNALS:
         raise ActionError(f"signals: expected a list of at most {MAX_SIGNALS} names or glob patterns")
@@ -164,7 +168,7 @@ def _simulate(data: Mapping) -> Simulate:
         if not isinstance(signal, str) or not SIGNAL_CHARS.fullmatch(signal):
             raise ActionError(f"signals: {str(signal)[:40]!r} is not a signal name or glob pattern (letters, digits, "
                               "'_', '.', '[', ']', '*', '?'; at most 120 characters)")
-    return Simulate(program, cycles, tuple(signals), start, going_on)
+    return Simulate(program, cycles, tuple(signals), start, going_on, stalls)
 
 
 def _integer(data: Mapping, key: str, low: int, high: int, default: int | None) -> int | None:

@@ -13,11 +13,12 @@ lockstep, a bounded formal gate), then Yosys synthesis, OpenSTA timing and gate-
 ``delete`` a file (paths stay inside the design folder), ``set_clock`` (``clock_period_ps`` in design.toml),
 ``check`` (the public check; ``estimate`` adds synthesized area and timing), ``simulate`` and ``submit``.
 ``simulate`` (``{"op": "simulate", "program": NAME or assembly, "cycles": N, "signals": [names or glob
-patterns], "start": C, "continue": true}``) builds the design with pyverilator (sandboxed, cached by content),
-steps it on a public program with the check's memory model and returns the chosen signals' value changes
-over the window, the retirements beside the reference's, and the first divergence (``docs/rtl-simulate.md``);
-``continue`` goes on from where the last one stopped, in the same session, while the design is unchanged. A
-build error is feedback with the compiler's message; held-out kernels are never simulated. A malformed
+patterns], "start": C, "continue": true, "stalls": SEED}``) builds the design with pyverilator (sandboxed,
+cached by content), steps it on a public program with the check's memory model (exact, or with the check's
+random stalls of a seed) and returns the chosen signals' value changes over the window, the retirements beside
+the reference's, and the first divergence (``docs/rtl-simulate.md``); ``continue`` goes on from where the
+last one stopped, in the same session, while the design is unchanged. A build error is feedback with the
+compiler's message; held-out kernels are never simulated. A malformed
 action is feedback (``info["action_error"]``) and costs a step.
 
 ## Observation Space
@@ -130,7 +131,8 @@ ACTIONS_HELP = """
 {"op": "check"} or {"op": "check", "estimate": true}               public check (+ area and timing)
 {"op": "simulate", "program": "memcpy", "cycles": 100, "signals": ["pc", "regs[*]"], "start": 0}
     step the design on a public program (or assembly text); signals' value changes and retirements vs the
-    reference; {"op": "simulate", "continue": true, "cycles": 100} goes on where the last one stopped
+    reference; {"op": "simulate", "continue": true, "cycles": 100} goes on where the last one stopped;
+    "stalls": N replays the check's random memory stalls of seed N
 {"op": "submit"}                                                   grade and end the episode
 """
 
@@ -386,13 +388,15 @@ class RtlDesignEnv(TextActionEnv):
             raise ActionError(f"program: {error}") from None
         if going_on and program not in (None, self._stepper.program):
             raise ActionError("program: differs from the one being simulated; leave it out to continue")
+        if going_on and action.stalls not in (None, self._stepper.stall_seed):
+            raise ActionError("stalls: differs from the session's; leave it out to continue")
         if going_on and action.start is not None and action.start < self._stepper.cycle:
             raise ActionError(f"start: the simulation is at cycle {self._stepper.cycle} already; simulate "
                               "without continue to start again")
         try:
             if not going_on:
                 self._end_simulation()
-                self._stepper = Stepper(design, program)
+                self._stepper = Stepper(design, program, action.stalls)
             start = action.start if action.start is not None else self._stepper.cycle if going_on else 0
             self._window = self._stepper.run(start, action.cycles, action.signals)
         except BuildError as error:

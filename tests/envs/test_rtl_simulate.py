@@ -9,6 +9,7 @@ from chipgym.envs.json_action import ActionError
 from chipgym.envs.rtl_design import RtlDesignEnv
 from chipgym.tasks.chip import check_design
 from chipgym.tasks.chip.cpu.arch import load_arch
+from chipgym.tasks.chip.cpu.checks import STALL_PERMILLE
 from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.stepping import Stepper, resolve_program
 from chipgym.tasks.chip.cpu.testbench import HARNESS, simulate
@@ -24,14 +25,16 @@ def env():
     env.close()
 
 
-@pytest.mark.parametrize("fixture, program", [("multicycle", "memcpy"), ("pipelined", "random-3"),
-                                              ("pipelined", "random-1001-misaligned_load")])
-def test_stepping_retires_what_the_cpp_harness_retires_at_the_same_cycles(fixture, program):
+@pytest.mark.parametrize("fixture, program, stall_seed", [
+    ("multicycle", "memcpy", None), ("pipelined", "random-3", None), ("pipelined", "random-1001-misaligned_load", None),
+    ("multicycle", "crc32", 7919), ("pipelined", "random-5", 15843)])
+def test_stepping_retires_what_the_cpp_harness_retires_at_the_same_cycles(fixture, program, stall_seed):
     design, arch = load_design(FIXTURES / fixture), load_arch()
     prog = resolve_program(program)
     latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
-    harness = simulate(build(design, HARNESS), prog, arch, latency, watchdog=10**6)
-    stepper = Stepper(design, prog)
+    stalls = (stall_seed, STALL_PERMILLE) if stall_seed is not None else (0, 0)
+    harness = simulate(build(design, HARNESS), prog, arch, latency, 10**6, *stalls)
+    stepper = Stepper(design, prog, stall_seed)
     try:
         window = stepper.run(0, 10, ())
         while window.ended is None:
@@ -45,7 +48,7 @@ def test_stepping_retires_what_the_cpp_harness_retires_at_the_same_cycles(fixtur
     assert window.divergence is None
 
 
-@pytest.mark.parametrize("mutant", ["wrong_add", "writable_r0"])
+@pytest.mark.parametrize("mutant", ["wrong_add", "writable_r0", "withdrawn_request"])
 def test_simulate_finds_the_mutants_divergence_at_the_cycle_check_reports(env, mutant):
     mutant = load_mutants()[mutant]
     env.reset(seed=0, options={"start": mutant.fixture})
@@ -54,10 +57,13 @@ def test_simulate_finds_the_mutants_divergence_at_the_cycle_check_reports(env, m
     report = check_design(env.root, formal=False, heldout=False)
     check, detail = report.failures[0]
     program = detail.partition(":")[0]
-    obs, reward, terminated, truncated, info = env.step(act.simulate(program, cycles=10_000, signals=["ret_*"]))
-    assert info["status"] == "ok" and check == "functional"
+    detail, _, seed = detail.partition(" [random stalls, seed ")  # a failure only under stalls names their seed
+    stalls = int(seed.rstrip("]")) if seed else None
+    obs, reward, terminated, truncated, info = env.step(act.simulate(program, cycles=10_000, signals=["ret_*"],
+                                                                     stalls=stalls))
+    assert info["status"] == "ok" and check == "functional" and (stalls is not None) == (mutant.name == "withdrawn_request")
     assert info["simulate"]["divergence"] == detail, obs["feedback"]
-    assert "<-- first divergence" in obs["feedback"] and detail in obs["feedback"]
+    assert detail in obs["feedback"] and ("<-- first divergence" in obs["feedback"] or stalls is not None)
 
 
 def test_continue_goes_on_in_the_same_session_until_the_design_changes(env):

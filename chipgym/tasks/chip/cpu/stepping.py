@@ -3,8 +3,9 @@ reference's (the ``simulate`` action of ``chipgym/RtlDesign-v0``, and ``chipgym 
 
 The design is built with pyverilator and stepped in a sandboxed session
 (:mod:`chipgym.engines.pyverilator`) by ``dv/harness.py``, the C++ harness's memory model in Python: the same
-latencies at the design's clock period, exact memories, the same cycle numbers as the check. Programs are the
-public ones or assembly text; held-out kernels never come here.
+latencies at the design's clock period, the same cycle numbers as the check, exact memories or the check's
+seeded random stalls (``stall_seed``: the seed a check failure names). Programs are the public ones or assembly
+text; held-out kernels never come here.
 
 >>> from chipgym.tasks.chip.design import load_design
 >>> stepper = Stepper(load_design("chipgym/tasks/chip/cpu/fixtures/multicycle"), resolve_program("memcpy"))
@@ -24,6 +25,7 @@ from chipgym.engines.pyverilator import Session
 from chipgym.errors import AsmError, SimulationError
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.assembler import assemble, disassemble
+from chipgym.tasks.chip.cpu.checks import STALL_PERMILLE
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.testbench import SimResult, divergence, first_mismatch
@@ -132,9 +134,9 @@ class Stepper:
     """``design`` running ``program`` in a sandboxed pyverilator session (BuildError when it does not build,
     SimulationError when the session dies)."""
 
-    def __init__(self, design: Design, program: Program):
+    def __init__(self, design: Design, program: Program, stall_seed: int | None = None):
         arch = load_arch()
-        self.design, self.program = design, program
+        self.design, self.program, self.stall_seed = design, program, stall_seed
         self.reference = execute(program, arch)
         self.key = design.digest()
         self.session = Session(library(design), BENCH)
@@ -142,7 +144,8 @@ class Stepper:
             self.signals = dict(self.session.start())
             job = {"imem_bytes": arch.memory_bytes["imem"], "dmem_bytes": arch.memory_bytes["dmem"],
                    "latency": {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")},
-                   "imem": list(program.imem), "dmem": sorted(program.dmem.items())}
+                   "imem": list(program.imem), "dmem": sorted(program.dmem.items()),
+                   "stall_seed": stall_seed or 0, "stall_permille": 0 if stall_seed is None else STALL_PERMILLE}
             self.session.request({"op": "reset", "job": job}, BASE_TIMEOUT)
         except BaseException:
             self.session.close()
@@ -178,7 +181,8 @@ class Stepper:
                      for i, (c, g) in enumerate(zip(self.cycles, self.got)) if start <= c < end)
         wave = Waveform(tuple(Signal(n, self.signals[n]) for n in names), changes, start, end,
                         self.design.clock_period_ps, self.design.top)
-        return Window(self.program.name, wave, rows, sum(c < end for c in self.cycles), problem,
+        name = self.program.name + ("" if self.stall_seed is None else f" [random stalls, seed {self.stall_seed}]")
+        return Window(name, wave, rows, sum(c < end for c in self.cycles), problem,
                       self.mismatch[0] if self.mismatch else None, self.ended, unmatched, printed,
                       max(0, self.cycle - max(start, before)))
 
