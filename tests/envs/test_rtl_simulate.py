@@ -61,7 +61,8 @@ def test_simulate_finds_the_mutants_divergence_at_the_cycle_check_reports(env, m
     stalls = int(seed.rstrip("]")) if seed else None
     obs, reward, terminated, truncated, info = env.step(act.simulate(program, cycles=10_000, signals=["ret_*"],
                                                                      stalls=stalls))
-    assert info["status"] == "ok" and check == "functional" and (stalls is not None) == (mutant.name == "withdrawn_request")
+    assert info["status"] == "ok" and check == "functional"
+    assert (stalls is not None) == (mutant.name == "withdrawn_request")
     assert info["simulate"]["divergence"] == detail, obs["feedback"]
     assert detail in obs["feedback"] and ("<-- first divergence" in obs["feedback"] or stalls is not None)
 
