@@ -39,9 +39,9 @@ def sim(args) -> int:
         Path(args.vcd).write_text(window.waveform.vcd())
         print(f"wrote {args.vcd}")
     if args.png:
-        import matplotlib.pyplot as plt
+        from chipgym.render import save_png
 
-        plt.imsave(args.png, window.waveform.render())
+        save_png(window.waveform.render(), args.png)
         print(f"wrote {args.png}")
     return 0 if window.divergence is None else 1
 
