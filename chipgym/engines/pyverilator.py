@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,7 @@ def build(rtl: Path, top: str, out: Path) -> Path:
     if result.timed_out:
         raise BuildError(f"the build did not finish in {BUILD_TIMEOUT} s")
     if not result.ok or not (out / f"V{top}").is_file():
-        lines = result.stderr.splitlines()
+        lines = result.stderr.replace(f"{source}/", "").splitlines()  # the file's name alone: no temporary path
         errors = [line for line in lines if line.startswith("%Error")] or [line for line in lines if "error" in line]
         raise BuildError("\n".join(errors[:8]) or result.tail(8))
     return out / f"V{top}"
@@ -102,6 +103,7 @@ class Session:
 
     def __init__(self, library: Path, bench: Path):
         self.root = Path(tempfile.mkdtemp(prefix="chipgym-sim-"))
+        weakref.finalize(self, shutil.rmtree, self.root, True)  # also when a session is dropped without close()
         os.chmod(self.root, 0o755)
         for source, target in ((library, LIBRARY), (bench, "bench.py"), (WORKER, WORKER.name),
                                (Path(WAVEFORM), "waveform.py")):

@@ -379,6 +379,8 @@ class RtlDesignEnv(TextActionEnv):
         except DesignError as error:
             self.feedback = f"Simulate: the design does not load: {self._public(str(error))}"
             return StepOutcome(info={"status": Status.FAILED, "simulate": {"error": "design"}})
+        except UNAVAILABLE as error:
+            return self._simulation_unavailable(error)
         going_on = action.continue_ and self._stepper is not None and self._stepper.key == design.digest()
         if action.continue_ and not going_on:
             raise ActionError("continue: no simulation to go on with (none yet, or the design changed since)")
@@ -396,7 +398,10 @@ class RtlDesignEnv(TextActionEnv):
         try:
             if not going_on:
                 self._end_simulation()
-                self._stepper = Stepper(design, program, action.stalls)
+                try:
+                    self._stepper = Stepper(design, program, action.stalls)
+                except AsmError as error:
+                    raise ActionError(f"program: {error}") from None
             start = action.start if action.start is not None else self._stepper.cycle if going_on else 0
             self._window = self._stepper.run(start, action.cycles, action.signals)
         except BuildError as error:
@@ -409,14 +414,17 @@ class RtlDesignEnv(TextActionEnv):
             return StepOutcome(info={"status": Status.FAILED, "simulate": {"error": "simulation"}})
         except UNAVAILABLE as error:
             self._end_simulation()
-            reason = self._public(f"{type(error).__name__}: {error}")
-            self.feedback = f"Simulate unavailable (not the design's fault): {reason}"
-            return StepOutcome(info={"status": Status.UNAVAILABLE, "reason": reason})
+            return self._simulation_unavailable(error)
         window = self._window
         self.feedback = self._public(window.text())
         return StepOutcome(info={"status": Status.OK, "simulate": {
             "program": window.program, "start": window.waveform.start, "end": window.waveform.end,
             "retired": window.retired, "ended": window.ended, "divergence": window.divergence}})
+
+    def _simulation_unavailable(self, error: Exception) -> StepOutcome:
+        reason = self._public(f"{type(error).__name__}: {error}")
+        self.feedback = f"Simulate unavailable (not the design's fault): {reason}"
+        return StepOutcome(info={"status": Status.UNAVAILABLE, "reason": reason})
 
     def _end_simulation(self) -> None:
         if self._stepper is not None:

@@ -43,6 +43,7 @@ MAX_WINDOW = 10_000  # cycles traced in one window
 MAX_CYCLE = 2_000_000  # the last cycle a run may reach
 MAX_SHOWN = 40  # retirements listed per window
 MAX_PRINTED_SHOWN = 1000  # characters of what the design printed
+MAX_REFERENCE = 200_000  # instructions the reference runs of a program given as assembly
 CYCLES_PER_SECOND = 20_000  # a floor of the stepping speed, for time limits
 BASE_TIMEOUT = 10.0
 
@@ -53,12 +54,16 @@ def public_programs() -> dict[str, Program]:
 
 
 def resolve_program(text: str) -> Program:
-    """The public program named ``text``, else ``text`` assembled (AsmError names the line)."""
+    """The public program named ``text``, else ``text`` assembled (AsmError names the line, or says why the
+    program cannot run)."""
     if text in public_programs():
         return public_programs()[text]
     if "\n" not in text and " " not in text.strip():
         raise AsmError(f"no public program {text!r}; the public programs are {', '.join(public_programs())}")
-    return Program("program", tuple(assemble(text)))
+    words, limit = tuple(assemble(text)), load_arch().memory_bytes["imem"] // 4
+    if len(words) > limit:
+        raise AsmError(f"{len(words)} instruction words, over the instruction memory's {limit}")
+    return Program("program", words)
 
 
 @dataclass(frozen=True)
@@ -132,12 +137,15 @@ def _record(r: Retirement) -> str:
 
 class Stepper:
     """``design`` running ``program`` in a sandboxed pyverilator session (BuildError when it does not build,
-    SimulationError when the session dies)."""
+    SimulationError when the session dies, AsmError when the reference does not halt)."""
 
     def __init__(self, design: Design, program: Program, stall_seed: int | None = None):
         arch = load_arch()
         self.design, self.program, self.stall_seed = design, program, stall_seed
-        self.reference = execute(program, arch)
+        try:
+            self.reference = execute(program, arch, max_steps=MAX_REFERENCE)
+        except RuntimeError:
+            raise AsmError(f"the reference does not halt within {MAX_REFERENCE:,} instructions") from None
         self.key = design.digest()
         self.session = Session(library(design), BENCH)
         try:
