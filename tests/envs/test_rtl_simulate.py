@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from chipgym.envs import rtl_actions as act
@@ -159,3 +161,13 @@ def test_chip_sim_writes_a_vcd_and_a_picture(tmp_path, capsys):
     assert len(changes["chipgym_cpu.clk"]) == 80 and len(changes["chipgym_cpu.pc"]) > 3
     image = matplotlib.image.imread(png)
     assert image.shape[1] == 960 and image.shape[0] > 100
+
+
+def test_the_chat_tool_for_simulate_writes_a_valid_action():
+    from chipgym.envs import chat
+
+    [tool] = [t for t in chat.tools("chipgym/RtlDesign-v0") if t["function"]["name"] == "simulate"]
+    arguments = {"program": "memcpy", "cycles": 20, "signals": ["pc"], "start": 5, "continue": False, "stalls": 3}
+    assert set(arguments) == set(tool["function"]["parameters"]["properties"])
+    action = chat.action_from_reply("", [{"function": {"name": "simulate", "arguments": json.dumps(arguments)}}])
+    assert act.parse(action) == act.Simulate("memcpy", 20, ("pc",), 5, False, 3)
