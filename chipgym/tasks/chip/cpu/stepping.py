@@ -182,6 +182,9 @@ class Stepper:
         if self.mismatch is None:
             self.mismatch = first_mismatch(self.reference.retirements, self.got, self.cycles, self.program.name,
                                            begin=first)
+        n, m = len(self.reference.retirements), len(self.got)
+        if self.mismatch is None and self.final is None and m > n:  # the design goes on after the reference ended
+            self.mismatch = n, f"{self.program.name}: retirement {n}: expected {n} retirements, got {m} so far"
         problem = self.mismatch[1] if self.mismatch else divergence(self.reference, self.final) if self.final \
             else None
         end = max(start + 1, min(until, self.cycle))
