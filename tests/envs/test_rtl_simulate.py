@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+import matplotlib.image
 import pytest
 
+from chipgym.cli import main
+from chipgym.envs import chat
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.json_action import ActionError
 from chipgym.envs.rtl_design import RtlDesignEnv
@@ -142,10 +148,6 @@ def test_programs_are_public_names_or_assembly(env):
 
 
 def test_chip_sim_writes_a_vcd_and_a_picture(tmp_path, capsys):
-    import matplotlib.image
-
-    from chipgym.cli import main
-
     vcd, png = tmp_path / "window.vcd", tmp_path / "window.png"
     code = main(["chip", "sim", str(FIXTURES / "multicycle"), "--program", "fibonacci", "--cycles", "40",
                  "--signal", "pc", "--signal", "state", "--vcd", str(vcd), "--png", str(png)])
@@ -164,10 +166,18 @@ def test_chip_sim_writes_a_vcd_and_a_picture(tmp_path, capsys):
 
 
 def test_the_chat_tool_for_simulate_writes_a_valid_action():
-    from chipgym.envs import chat
-
     [tool] = [t for t in chat.tools("chipgym/RtlDesign-v0") if t["function"]["name"] == "simulate"]
     arguments = {"program": "memcpy", "cycles": 20, "signals": ["pc"], "start": 5, "continue": False, "stalls": 3}
     assert set(arguments) == set(tool["function"]["parameters"]["properties"])
     action = chat.action_from_reply("", [{"function": {"name": "simulate", "arguments": json.dumps(arguments)}}])
     assert act.parse(action) == act.Simulate("memcpy", 20, ("pc",), 5, False, 3)
+
+
+def test_the_example_agent_finds_the_stale_operand_through_simulate_alone():
+    script = Path(__file__).resolve().parents[2] / "examples" / "debug_with_simulate.py"
+    run = subprocess.run([sys.executable, str(script), "--mutant", "no_mem_forwarding"], capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    diagnosis = run.stdout.split("Diagnosis: ")[1]
+    assert diagnosis.startswith("ADDI r1, r2, 1855 at pc 0x38 (retirement 8, cycle 16)"), run.stdout[-3000:]
+    assert "the core used a stale r2" in diagnosis and "1 instruction(s) before it" in diagnosis
