@@ -54,6 +54,18 @@ def test_a_design_printing_megabytes_is_stopped(env):
     stopped(env, flood, "the design printed more than 8 MiB during one request; it printed first:\nflood flood")
 
 
+def test_a_child_of_the_worker_cannot_write_to_its_reply_pipe(env):
+    # the worker's descriptors show in /proc to its own uid, but the pipes are this side's: opening one fails
+    forge = """
+  integer forge_r;
+  initial forge_r = $system("for f in /proc/$PPID/fd/[1-9]; do head -c 80000000 /dev/zero > $f; done");
+"""
+    env.step(act.write(RTL, with_block(forge)))
+    obs, reward, terminated, truncated, info = env.step(act.simulate("memcpy", cycles=20))
+    assert info["status"] == "ok" and info["simulate"]["retired"] > 0, obs["feedback"]
+    assert obs["feedback"].count("Permission denied") >= 3, obs["feedback"]  # stdout, stderr and the replies
+
+
 def test_a_design_spinning_inside_one_time_step_is_killed(env):
     spin = """
   integer spin_i = 0;
