@@ -200,7 +200,6 @@ class RtlDesignEnv(TextActionEnv):
         if start not in STARTS:
             raise ValueError(f"options['start']: expected one of {', '.join(STARTS)}, got {start!r}")
         self._end_simulation()
-        self._window = None
         shutil.rmtree(self.root, ignore_errors=True)
         if start == "empty":
             self.root.mkdir()
@@ -427,6 +426,8 @@ class RtlDesignEnv(TextActionEnv):
         return StepOutcome(info={"status": Status.UNAVAILABLE, "reason": reason})
 
     def _end_simulation(self) -> None:
+        """Ends the simulate session, and forgets its window (a failed simulate draws nothing)."""
+        self._window = None
         if self._stepper is not None:
             self._stepper.close()
             self._stepper = None

@@ -101,6 +101,7 @@ def test_a_build_error_is_feedback_and_the_env_goes_on(env):
     assert info["status"] == "failed" and info["simulate"] == {"error": "build"} and not terminated
     assert "the design does not build" in obs["feedback"] and "syntax error" in obs["feedback"]
     assert "%Error: chipgym_cpu.v:2:" in obs["feedback"] and "/tmp/" not in obs["feedback"]
+    assert (env.render() == 255).all()  # nothing simulated to draw
     env.reset(seed=0, options={"start": "multicycle"})
     obs, *_, info = env.step(act.simulate("ADDI r1, r0, 5\nHALT", signals=["regs[1]"]))
     assert info["status"] == "ok" and info["simulate"]["ended"] == "halted", obs["feedback"]
