@@ -8,30 +8,33 @@ import sys
 from pathlib import Path
 
 from chipgym.cli.chip import _progress
-from chipgym.errors import AsmError, BuildError, DesignError, SimulationError
+from chipgym.errors import AgentError
 
 DRAWN = ("clk",)  # signals the files always carry, before the chosen ones
 
 
 def sim(args) -> int:
-    from chipgym.tasks.chip.cpu.stepping import DEFAULT_SIGNALS, MAX_WINDOW, Stepper, resolve_program
     from chipgym.tasks.chip.design import load_design
+    from chipgym.tasks.chip.pysim import MAX_WINDOW
+    from chipgym.tasks.chip.registry import load_task
 
     if not 0 < args.cycles <= MAX_WINDOW:
         raise SystemExit(f"--cycles: expected 1 to {MAX_WINDOW}")
     source = Path(args.program)
     text = source.read_text() if source.suffix in (".s", ".asm") and source.is_file() else args.program
+    task = load_task(args.task)
     try:
-        program = resolve_program(text)
         with _progress(args.design, "simulating") as advance:
             advance("building with pyverilator")
-            stepper = Stepper(load_design(args.design), program, args.stalls)
+            stepper = task.stepper(load_design(args.design), text, args.stalls)
             try:
                 advance("stepping")
-                window = stepper.run(args.start, args.cycles, (*DRAWN, *(args.signal or DEFAULT_SIGNALS)))
+                window = stepper.run(args.start, args.cycles, (*DRAWN, *(args.signal or stepper.default_signals)))
             finally:
                 stepper.close()
-    except (AsmError, BuildError, DesignError, SimulationError) as error:
+    except NotImplementedError as error:
+        raise SystemExit(str(error)) from None
+    except AgentError as error:  # the design, or the program
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
         return 1
     print(window.text())
@@ -51,6 +54,7 @@ def add_sim_command(chip) -> None:
     run = chip.add_parser("sim", help="step a design on a public program (pyverilator, sandboxed): its signals, "
                                       "and its retirements beside the reference's; --vcd and --png write the window")
     run.add_argument("design", metavar="DESIGN_DIR", help="a folder with design.toml and rtl/*.v")
+    run.add_argument("--task", default="cpu", help="the task whose testbench steps it (default cpu)")
     run.add_argument("--program", required=True,
                      help="a public workload's name (memcpy, random-0, ...), or a .s file of assembly")
     run.add_argument("--cycles", type=int, default=200, help="cycles to trace (default 200)")

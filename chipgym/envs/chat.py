@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from chipgym.envs import drc_actions, rtl_actions
-from chipgym.tasks.chip.cpu.stepping import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
 from chipgym.tasks.chip.design import MAX_PERIOD_PS
+from chipgym.tasks.chip.pysim import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
 
 FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
 

@@ -30,8 +30,8 @@ from typing import Callable, Mapping
 
 from chipgym.envs import json_action
 from chipgym.envs.json_action import ActionError, search_field, text_field
-from chipgym.tasks.chip.cpu.stepping import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
 from chipgym.tasks.chip.design import MAX_PERIOD_PS
+from chipgym.tasks.chip.pysim import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
 
 MAX_FILE = 200_000  # characters of one file
 MAX_PATH = 120  # characters of a path

@@ -32,15 +32,12 @@ from chipgym.tasks.chip.cpu.testbench import SimResult, divergence, first_mismat
 from chipgym.tasks.chip.cpu.trace import FIELDS, Retirement
 from chipgym.tasks.chip.cpu.workloads import programs
 from chipgym.tasks.chip.design import Design
-from chipgym.tasks.chip.pysim import library
+from chipgym.tasks.chip.pysim import MAX_CYCLE, MAX_SIGNALS, library
 from chipgym.waveform import Signal, Waveform
 
 BENCH = Path(__file__).parent / "dv" / "harness.py"
 DEFAULT_SIGNALS = ("imem_req_valid", "imem_req_addr", "imem_resp_valid", "dmem_req_valid", "dmem_req_addr",
                    "dmem_req_we", "dmem_resp_valid", "ret_valid", "ret_pc", "halted")
-MAX_SIGNALS = 32  # signals in one window
-MAX_WINDOW = 10_000  # cycles traced in one window
-MAX_CYCLE = 2_000_000  # the last cycle a run may reach
 MAX_SHOWN = 40  # retirements listed per window
 MAX_PRINTED_SHOWN = 1000  # characters of what the design printed
 MAX_REFERENCE = 200_000  # instructions the reference runs of a program given as assembly
@@ -138,6 +135,8 @@ def _record(r: Retirement) -> str:
 class Stepper:
     """``design`` running ``program`` in a sandboxed pyverilator session (BuildError when it does not build,
     SimulationError when the session dies, AsmError when the reference does not halt)."""
+
+    default_signals = DEFAULT_SIGNALS
 
     def __init__(self, design: Design, program: Program, stall_seed: int | None = None):
         arch = load_arch()
