@@ -95,6 +95,11 @@ class BuildError(AgentError):
     """Verilator rejected the design; the message holds the first errors."""
 
 
+class SimulationError(AgentError):
+    """A design's simulation process died, ran past its time limit or flooded its output; the message says
+    which, with what it last printed."""
+
+
 class SynthesisError(AgentError):
     """Yosys rejected the design, or its netlist holds a cell the flow refuses (the message names it)."""
 

@@ -24,6 +24,25 @@ def patch(design: Path, old: str, new: str, count: int = 1) -> None:
     path.write_text(text.replace(old, new))
 
 
+MEMORY_BOMB = """
+  reg [26:0] bomb_i = 0;
+  reg [1023:0] bomb [0:(1<<27)-1];
+  always @(posedge clk) begin
+    bomb_i <= bomb_i + 1;
+    bomb[bomb_i] <= bomb[bomb_i + 1] + {5'd0, cnt_cycles};
+    if (bomb[bomb_i][1000]) $display("bomb");
+  end
+"""
+"""a block of 2**27 words of 1024 bits: 16 GiB, over every sandbox's address space cap"""
+
+
+def with_block(block: str) -> str:
+    """The multicycle fixture's RTL with ``block`` added at the end of its top module."""
+    text = (FIXTURES / "multicycle" / RTL).read_text()
+    last = text.rindex("endmodule")
+    return text[:last] + block + text[last:]
+
+
 def _set_period(design: Path, period_ps: int) -> None:
     toml = design / "design.toml"
     toml.write_text(toml.read_text().replace("clock_period_ps = 8000", f"clock_period_ps = {period_ps}"))

@@ -1,4 +1,4 @@
-"""``chipgym chip ...``: check a chip design against its task's contract, and score it."""
+"""``chipgym chip ...``: check a chip design against its task's contract, score it, and step it (``chip sim``)."""
 
 from __future__ import annotations
 
@@ -96,3 +96,6 @@ def add_commands(commands) -> None:
     rate.add_argument("--json", action="store_true",
                       help="print the whole score: status, reward, cost, T_us, E_nJ, A_um2, period_ps, slack_ps, ...")
     rate.set_defaults(handler=score)
+    from chipgym.cli.chip_sim import add_sim_command
+
+    add_sim_command(chip)

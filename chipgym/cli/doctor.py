@@ -14,7 +14,7 @@ from chipgym.engines.versions import TOOLS, tool_version
 from chipgym.errors import InfrastructureError
 from chipgym.scoring.profile import PROFILES, load_profile
 
-PYTHON_MODULES = ("gymnasium", "numpy", "gdstk", "klayout", "pyyaml", "tqdm")
+PYTHON_MODULES = ("gymnasium", "numpy", "gdstk", "klayout", "pyyaml", "tqdm", "pyverilator-mm", "matplotlib")
 
 
 def sandbox_check() -> str | None:

@@ -24,9 +24,7 @@ import json
 import os
 import queue
 import secrets
-import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -40,6 +38,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from xml.etree import ElementTree
 
 from chipgym.cache import Cache
+from chipgym.engines.process import Lines, kill_group, spawn, wait_readable
 from chipgym.engines.sandbox import Mount, Sandbox
 from chipgym.engines.versions import TOOLS, require_tool
 from chipgym.errors import AgentError, EngineError, ToolMissingError
@@ -261,26 +260,11 @@ class DrcCache:
                 self._bytes -= self._memory.popitem(last=False)[1][1]
 
 
-# A process started with --die-with-parent dies with the *thread* that started it, so every worker is
-# started from one thread that lives as long as the interpreter. A forked child (AsyncVectorEnv, Ray) gets
-# a fresh one: the parent's thread does not exist there.
-_spawner: concurrent.futures.ThreadPoolExecutor | None = None
-
-
-def _spawn(argv: list[str], **popen) -> subprocess.Popen:
-    global _spawner
-    if _spawner is None:
-        _spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="chipgym-spawn")
-    return _spawner.submit(subprocess.Popen, argv, **popen).result()
-
-
-def _forget_spawner_after_fork() -> None:
-    global _spawner
-    _spawner = None
+def _forget_pools_after_fork() -> None:
     _live_pools.clear()  # the parent's pools belong to the parent: a child must not stop their workers
 
 
-os.register_at_fork(after_in_child=_forget_spawner_after_fork)
+os.register_at_fork(after_in_child=_forget_pools_after_fork)
 
 
 class _WorkerLost(EngineError):
@@ -289,43 +273,6 @@ class _WorkerLost(EngineError):
 
 class _Stuck(AgentError):
     """A deck ran past the deadline that the worker itself should have enforced."""
-
-
-class _Lines:
-    """Lines from a pipe, read in linear time, with a limit on the length of one line."""
-
-    def __init__(self, fd: int, limit: int):
-        self.fd, self.limit = fd, limit
-        self.buffer = bytearray()
-        self.scanned = 0
-
-    def next(self) -> bytes | None:
-        """The next complete line, if one has arrived."""
-        end = self.buffer.find(b"\n", self.scanned)
-        if end < 0:
-            self.scanned = len(self.buffer)
-            return None
-        line = bytes(self.buffer[:end])
-        del self.buffer[: end + 1]
-        self.scanned = 0
-        return line
-
-    @property
-    def overflowing(self) -> bool:
-        return len(self.buffer) > self.limit
-
-    def read(self) -> bool:
-        """Reads what is there (at least one byte, blocking); False at end of file."""
-        chunk = os.read(self.fd, 1 << 20)
-        self.buffer += chunk
-        return bool(chunk)
-
-    def drain(self) -> None:
-        """Discards everything buffered or waiting in the pipe."""
-        while select.select([self.fd], [], [], 0)[0] and os.read(self.fd, 1 << 20):
-            pass
-        self.buffer.clear()
-        self.scanned = 0
 
 
 @dataclass(frozen=True)
@@ -383,8 +330,8 @@ class KlayoutWorker:
             pid1=True,
         )
         self.process: subprocess.Popen | None = None
-        self._control: _Lines | None = None
-        self._results: _Lines | None = None
+        self._control: Lines | None = None
+        self._results: Lines | None = None
         self._ready = self._has_started = False
         self._cleaning = False  # "end" was sent; its reply (is the sandbox clean?) is read before the next job
 
@@ -398,13 +345,13 @@ class KlayoutWorker:
         )
         stderr = open(self.root / "stderr.log", "wb")
         try:
-            self.process = _spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+            self.process = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                   start_new_session=True, pass_fds=(results_write,))
         finally:
             stderr.close()
             os.close(results_write)
-        self._control = _Lines(self.process.stdout.fileno(), 1 << 16)
-        self._results = _Lines(results_read, self.MAX_RESULT_BYTES)
+        self._control = Lines(self.process.stdout.fileno(), 1 << 16)
+        self._results = Lines(results_read, self.MAX_RESULT_BYTES)
         self._ready = False
 
     def _await_ready(self) -> None:
@@ -433,15 +380,9 @@ class KlayoutWorker:
         """The worker's next control message."""
         deadline = time.monotonic() + timeout
         while (line := self._control.next()) is None:
-            if self._control.overflowing or not self._wait([self._control], deadline) or not self._control.read():
+            if self._control.overflowing or not wait_readable([self._control], deadline) or not self._control.read():
                 raise _WorkerLost
         return json.loads(line)
-
-    @staticmethod
-    def _wait(streams: list[_Lines], deadline: float) -> list[_Lines]:
-        """The streams with data to read, waiting until the deadline at most."""
-        ready = select.select([s.fd for s in streams], [], [], max(0.0, deadline - time.monotonic()))[0]
-        return [s for s in streams if s.fd in ready]
 
     def run(self, deck: str, layouts: Sequence[Layout], timeout: float, max_markers: int,
             kind: str = "deck") -> list[dict | DrcResult]:
@@ -517,13 +458,13 @@ class KlayoutWorker:
                     return DrcResult(DrcStatus.TIMEOUT,
                                      f"the deck ran longer than {timeout} s on one layout and was killed")
                 if message.get("ended") == nonce:
-                    if (self._wait([self._results], time.monotonic()) and self._results.read()
+                    if (wait_readable([self._results], time.monotonic()) and self._results.read()
                             and (line := self._results.next())):
                         return self._result(line, nonce)
                     self._results.drain()
                     return DrcResult(DrcStatus.CRASHED, f"the deck's process {message.get('how', 'ended')}")
                 continue
-            ready = self._wait([self._results, self._control], deadline)
+            ready = wait_readable([self._results, self._control], deadline)
             if not ready:
                 raise _Stuck
             for stream in ready:
@@ -554,17 +495,7 @@ class KlayoutWorker:
         """Kills the sandbox's whole process group; the next job starts a fresh process."""
         if self.process is None:
             return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
-            try:
-                stream.close()
-            except BrokenPipeError:  # stdin still held a message the dead worker never read; closed anyway
-                pass
-        os.close(self._results.fd)
+        kill_group(self.process, (self.process.stdin, self.process.stdout), (self._results.fd,))
         self.process = self._control = self._results = None
         self._cleaning = False
         self.sandbox.wait_for_exit()

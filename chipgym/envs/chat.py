@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from chipgym.envs import drc_actions, rtl_actions
 from chipgym.tasks.chip.design import MAX_PERIOD_PS
+from chipgym.tasks.chip.pysim import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
 
 FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
 
@@ -53,10 +54,10 @@ PROTOCOLS = {
         ops=drc_actions.OPS),
     "chipgym/RtlDesign-v0": ChatProtocol(
         "You design the RTL of a small CPU under a fixed contract, with a timing model it must match. Edit the "
-        "files of the design folder, run the public check, then submit; a submit is graded (held-out kernels, "
-        "synthesis, timing, energy) and ends the episode. Every action costs one step of your budget; a check "
-        "costs one step and minutes of time, so check when a change is worth it. A reply without an action "
-        "never ends the episode: it only spends the budget.\n" + _REPLY_RULES,
+        "files of the design folder, run the public check (simulate steps the design to debug it), then submit; "
+        "a submit is graded (held-out kernels, synthesis, timing, energy) and ends the episode. Every action "
+        "costs one step of your budget; a check costs one step and minutes of time, so check when a change is "
+        "worth it. A reply without an action never ends the episode: it only spends the budget.\n" + _REPLY_RULES,
         kept=("task", "ports"), cuttable=("workloads", "contracts", "files"), state=("feedback", "budget"),
         ops=rtl_actions.OPS),
 }
@@ -181,6 +182,17 @@ _TOOLS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
                               ["period_ps"])),
         "check": ("Run the public check (feedback only; one step and minutes); estimate adds synthesized area "
                   "and timing.", _object({"estimate": {"type": "boolean"}})),
+        "simulate": ("Step the design on a public program (its name) or assembly text, cycle by cycle: the "
+                     "signals' value changes over the window and the retirements beside the reference's, the "
+                     "first divergence marked. continue goes on from where the last one stopped; stalls replays "
+                     "the check's random memory stalls of that seed.",
+                     _object({"program": _TEXT,
+                              "cycles": {"type": "integer", "minimum": 1, "maximum": MAX_WINDOW},
+                              "signals": {"type": "array", "items": _TEXT, "maxItems": MAX_SIGNALS,
+                                          "description": "names or glob patterns: pc, regs[*], e_*"},
+                              "start": {"type": "integer", "minimum": 0, "maximum": MAX_CYCLE - 1},
+                              "continue": {"type": "boolean"},
+                              "stalls": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}})),
         "submit": ("Grade the design and end the episode.", _object({})),
     },
 }

@@ -7,6 +7,8 @@
 SetClock(period_ps=2000)
 >>> act.parse(act.check(estimate=True))
 Check(estimate=True)
+>>> act.parse(act.simulate("memcpy", cycles=50, signals=["pc", "regs[*]"]))
+Simulate(program='memcpy', cycles=50, signals=('pc', 'regs[*]'), start=None, continue_=False, stalls=None)
 >>> act.parse(act.delete("../outside.v"))
 Traceback (most recent call last):
 ...
@@ -15,7 +17,7 @@ chipgym.envs.json_action.ActionError: path: '..' is not allowed; paths stay insi
 Traceback (most recent call last):
 ...
 chipgym.envs.json_action.ActionError: op: unknown operation 'fly'; expected one of write, patch, delete, set_clock,
-check, submit
+check, simulate, submit
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ from typing import Callable, Mapping
 from chipgym.envs import json_action
 from chipgym.envs.json_action import ActionError, search_field, text_field
 from chipgym.tasks.chip.design import MAX_PERIOD_PS
+from chipgym.tasks.chip.pysim import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
 
 MAX_FILE = 200_000  # characters of one file
 MAX_PATH = 120  # characters of a path
 MAX_ACTION = 4 * MAX_FILE  # characters of one action (a patch of a whole file fits)
 PATH_CHARS = re.compile(r"[A-Za-z0-9_.\-/]+")
+SIGNAL_CHARS = re.compile(r"[A-Za-z0-9_.\[\]*?$]{1,120}")
+DEFAULT_CYCLES = 100
 
 
 @dataclass(frozen=True)
@@ -68,11 +73,21 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Simulate:
+    program: str | None  # a public workload's name or assembly text; None goes on with the last one
+    cycles: int = DEFAULT_CYCLES  # cycles traced
+    signals: tuple[str, ...] = ()  # names or glob patterns inside the top module; () for the defaults
+    start: int | None = None  # first cycle traced (None: 0, or where the last one stopped with continue_)
+    continue_: bool = False  # go on from where the last simulate stopped, without a rebuild or a reset
+    stalls: int | None = None  # the seed of the check's random memory stalls; None: exact memories
+
+
+@dataclass(frozen=True)
 class Submit:
     pass
 
 
-Action = Write | Patch | Delete | SetClock | Check | Submit
+Action = Write | Patch | Delete | SetClock | Check | Simulate | Submit
 
 
 def write(path: str, text: str) -> str:
@@ -100,6 +115,25 @@ def check(estimate: bool = False) -> str:
     return json.dumps({"op": "check", "estimate": True} if estimate else {"op": "check"})
 
 
+def simulate(program: str | None = None, cycles: int = DEFAULT_CYCLES, signals: list[str] | tuple[str, ...] = (),
+             start: int | None = None, continue_: bool = False, stalls: int | None = None) -> str:
+    """Step the design on ``program`` (a public workload's name, or assembly text) and show ``signals`` over
+    ``cycles`` cycles from ``start``, with the retirements beside the reference's; ``continue_`` goes on from
+    where the last ``simulate`` stopped; ``stalls`` adds the check's random memory stalls of that seed."""
+    data: dict = {"op": "simulate", "cycles": cycles}
+    if program is not None:
+        data["program"] = program
+    if signals:
+        data["signals"] = list(signals)
+    if start is not None:
+        data["start"] = start
+    if continue_:
+        data["continue"] = True
+    if stalls is not None:
+        data["stalls"] = stalls
+    return json.dumps(data)
+
+
 def submit() -> str:
     """Grade the design (held-out kernels, synthesis, timing, energy) and end the episode."""
     return json.dumps({"op": "submit"})
@@ -117,12 +151,42 @@ def _check(data: Mapping) -> Check:
     return Check(estimate)
 
 
+def _simulate(data: Mapping) -> Simulate:
+    going_on = data.get("continue", False)
+    if not isinstance(going_on, bool):
+        raise ActionError("continue: expected true or false")
+    program = text_field(data, "program", MAX_FILE) if "program" in data or not going_on else None
+    if program is not None and not program.strip():
+        raise ActionError("program: expected a public workload's name or assembly text")
+    cycles = _integer(data, "cycles", 1, MAX_WINDOW, DEFAULT_CYCLES)
+    start = _integer(data, "start", 0, MAX_CYCLE - 1, None)
+    stalls = _integer(data, "stalls", 0, 2**31 - 1, None)
+    signals = data.get("signals", [])
+    if not isinstance(signals, list) or len(signals) > MAX_SIGNALS:
+        raise ActionError(f"signals: expected a list of at most {MAX_SIGNALS} names or glob patterns")
+    for signal in signals:
+        if not isinstance(signal, str) or not SIGNAL_CHARS.fullmatch(signal):
+            raise ActionError(f"signals: {str(signal)[:40]!r} is not a signal name or glob pattern (letters, digits, "
+                              "'_', '.', '[', ']', '*', '?'; at most 120 characters)")
+    return Simulate(program, cycles, tuple(signals), start, going_on, stalls)
+
+
+def _integer(data: Mapping, key: str, low: int, high: int, default: int | None) -> int | None:
+    value = data.get(key, default)
+    if value is default:
+        return value
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ActionError(f"{key}: expected an integer from {low} to {high}")
+    return value
+
+
 _READERS: dict[str, Callable[[Mapping], Action]] = {
     "write": lambda data: Write(_path(data), text_field(data, "text", MAX_FILE)),
     "patch": lambda data: Patch(_path(data), search_field(data, MAX_FILE), text_field(data, "replace", MAX_FILE)),
     "delete": lambda data: Delete(_path(data)),
     "set_clock": lambda data: SetClock(_period(data)),
     "check": _check,
+    "simulate": _simulate,
     "submit": lambda data: Submit(),
 }
 OPS = tuple(_READERS)

@@ -11,7 +11,14 @@ lockstep, a bounded formal gate), then Yosys synthesis, OpenSTA timing and gate-
 ## Action Space
 ``Text``: one JSON object per step, built by :mod:`chipgym.envs.rtl_actions`: ``write``, ``patch`` and
 ``delete`` a file (paths stay inside the design folder), ``set_clock`` (``clock_period_ps`` in design.toml),
-``check`` (the public check; ``estimate`` adds synthesized area and timing) and ``submit``. A malformed
+``check`` (the public check; ``estimate`` adds synthesized area and timing), ``simulate`` and ``submit``.
+``simulate`` (``{"op": "simulate", "program": NAME or assembly, "cycles": N, "signals": [names or glob
+patterns], "start": C, "continue": true, "stalls": SEED}``) builds the design with pyverilator (sandboxed,
+cached by content), steps it on a public program with the check's memory model (exact, or with the check's
+random stalls of a seed) and returns the chosen signals' value changes over the window, the retirements beside
+the reference's, and the first divergence (``docs/rtl-simulate.md``); ``continue`` goes on from where the
+last one stopped, in the same session, while the design is unchanged. A build error is feedback with the
+compiler's message; held-out kernels are never simulated. A malformed
 action is feedback (``info["action_error"]``) and costs a step.
 
 ## Observation Space
@@ -44,7 +51,7 @@ budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_s
 - ``max_steps`` (40). ``formal``: run the formal gate in ``check`` (slow the first time for each design,
   then cached).
 - ``timings``: wall-clock times under ``info["seconds"]`` (per step, per check, of grading).
-  ``render_mode``: ``"ansi"``.
+  ``render_mode``: ``"ansi"``, or ``"rgb_array"`` (the last simulated window as a waveform picture).
 
 Each env edits a private temporary folder (``env.root``), so envs run side by side, e.g. in
 ``gymnasium.vector.AsyncVectorEnv(..., shared_memory=False)`` (Text observations cannot use shared memory).
@@ -76,22 +83,33 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 
 from chipgym.envs import rtl_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.rtl_actions import Action, ActionError
-from chipgym.errors import UNAVAILABLE, DesignError, InfrastructureError, SynthesisError
+from chipgym.errors import (
+    UNAVAILABLE,
+    AgentError,
+    BuildError,
+    DesignError,
+    InfrastructureError,
+    SimulationError,
+    SynthesisError,
+)
 from chipgym.results import Status
 from chipgym.scoring.chip import estimate, score_design
 from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.chip.pysim import Stepper, Window
 from chipgym.tasks.chip.registry import load_task
 
 MAX_FILE_SHOWN = 60_000  # characters of one file in obs["files"]
 MAX_FILES = 64  # files in the design folder
 MAX_FAILURES = 10  # failures listed in feedback and info
+MAX_BUILD_ERROR = 2000  # characters of a build error shown by simulate
 CHECK_CACHE = 64  # check results remembered per env
 PUBLIC_SEED = "public-derived seed: not an evaluation"
 ACTIONS_HELP = """
@@ -102,6 +120,10 @@ ACTIONS_HELP = """
 {"op": "delete", "path": P}
 {"op": "set_clock", "period_ps": N}                                every clock_period_ps in design.toml
 {"op": "check"} or {"op": "check", "estimate": true}               public check (+ area and timing)
+{"op": "simulate", "program": "memcpy", "cycles": 100, "signals": ["pc", "regs[*]"], "start": 0}
+    step the design on a public program (or assembly text); signals' value changes and retirements vs the
+    reference; {"op": "simulate", "continue": true, "cycles": 100} goes on where the last one stopped;
+    "stalls": N replays the check's random memory stalls of seed N
 {"op": "submit"}                                                   grade and end the episode
 """
 
@@ -127,6 +149,7 @@ class RtlDesignEnv(TextActionEnv):
     doc)."""
 
     env_id = "chipgym/RtlDesign-v0"
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     max_action = rtl_actions.MAX_ACTION
     default_max_steps = 40
     secret_kwargs = ("grading_seed",)
@@ -156,6 +179,9 @@ class RtlDesignEnv(TextActionEnv):
         weakref.finalize(self, shutil.rmtree, self.root, True)  # also when an env is dropped without close()
         self._checks: OrderedDict[str, CheckOutcome] = OrderedDict()
         self._episode: _Episode | None = None
+        self._stepper: Stepper | None = None  # the simulate session, while the design is unchanged
+        self._simulated: tuple[str | None, int | None] = (None, None)  # its program and stall seed
+        self._window: Window | None = None  # what the last simulate saw
 
     # -- episode ------------------------------------------------------------------------------------------
     def parse_action(self, text: Any) -> Action:
@@ -165,6 +191,7 @@ class RtlDesignEnv(TextActionEnv):
         start = options.get("start", "empty")
         if start not in self.starts:
             raise ValueError(f"options['start']: expected one of {', '.join(self.starts)}, got {start!r}")
+        self._end_simulation()
         shutil.rmtree(self.root, ignore_errors=True)
         if start == "empty":
             self.root.mkdir()
@@ -198,6 +225,8 @@ class RtlDesignEnv(TextActionEnv):
                 self.feedback = f"clock_period_ps = {period_ps} in design.toml."
             case rtl_actions.Check(estimate=estimate):
                 return self._check(estimate)
+            case rtl_actions.Simulate():
+                return self._simulate(action)
             case rtl_actions.Submit():
                 return self._submit()
         return StepOutcome()
@@ -335,6 +364,68 @@ class RtlDesignEnv(TextActionEnv):
             self.feedback = f"Submitted: accepted, {score.summary()}"
         return StepOutcome(score.reward, True, info)
 
+    def _simulate(self, action: rtl_actions.Simulate) -> StepOutcome:
+        try:
+            design = load_design(self.root, self.profile)
+        except DesignError as error:
+            self.feedback = f"Simulate: the design does not load: {self._public(str(error))}"
+            return StepOutcome(info={"status": Status.FAILED, "simulate": {"error": "design"}})
+        except UNAVAILABLE as error:
+            return self._simulation_unavailable(error)
+        going_on = action.continue_ and self._stepper is not None and self._stepper.key == design.digest()
+        if action.continue_ and not going_on:
+            raise ActionError("continue: no simulation to go on with (none yet, or the design changed since)")
+        program, stalls = self._simulated
+        if going_on and action.program not in (None, program):
+            raise ActionError("program: differs from the one being simulated; leave it out to continue")
+        if going_on and action.stalls not in (None, stalls):
+            raise ActionError("stalls: differs from the session's; leave it out to continue")
+        if going_on and action.start is not None and action.start < self._stepper.cycle:
+            raise ActionError(f"start: the simulation is at cycle {self._stepper.cycle} already; simulate "
+                              "without continue to start again")
+        try:
+            if not going_on:
+                self._end_simulation()
+                try:
+                    self._stepper = self._task.stepper(design, action.program, action.stalls)
+                except NotImplementedError:
+                    raise ActionError(f"op: the {self.task} task offers no simulate") from None
+                except (BuildError, SimulationError):
+                    raise
+                except AgentError as error:  # a program the task cannot read or run
+                    raise ActionError(f"program: {error}") from None
+                self._simulated = (action.program, action.stalls)
+            start = action.start if action.start is not None else self._stepper.cycle if going_on else 0
+            self._window = self._stepper.run(start, action.cycles, action.signals)
+        except BuildError as error:
+            self._end_simulation()
+            self.feedback = "Simulate: the design does not build:\n" + self._public(str(error))[:MAX_BUILD_ERROR]
+            return StepOutcome(info={"status": Status.FAILED, "simulate": {"error": "build"}})
+        except SimulationError as error:
+            self._end_simulation()
+            self.feedback = "Simulate: the simulation stopped: " + self._public(str(error))
+            return StepOutcome(info={"status": Status.FAILED, "simulate": {"error": "simulation"}})
+        except UNAVAILABLE as error:
+            self._end_simulation()
+            return self._simulation_unavailable(error)
+        window = self._window
+        self.feedback = self._public(window.text())
+        return StepOutcome(info={"status": Status.OK, "simulate": {
+            "program": window.program, "start": window.waveform.start, "end": window.waveform.end,
+            "retired": window.retired, "ended": window.ended, "divergence": window.divergence}})
+
+    def _simulation_unavailable(self, error: Exception) -> StepOutcome:
+        reason = self._public(f"{type(error).__name__}: {error}")
+        self.feedback = f"Simulate unavailable (not the design's fault): {reason}"
+        return StepOutcome(info={"status": Status.UNAVAILABLE, "reason": reason})
+
+    def _end_simulation(self) -> None:
+        """Ends the simulate session, and forgets its window (a failed simulate draws nothing)."""
+        self._window = None
+        if self._stepper is not None:
+            self._stepper.close()
+            self._stepper = None
+
     def _seed(self) -> tuple[int, str]:
         if (seed := resolve_seed(self._grading_seed)) is not None:
             return seed, "grading seed"
@@ -374,9 +465,14 @@ class RtlDesignEnv(TextActionEnv):
         if self.render_mode == "ansi":
             listing = self._files_text().split("\n\n")[0]
             return f"[{self._episode.start} step {self.steps}]\n{listing}\n---\n{self.feedback}\n"
+        if self.render_mode == "rgb_array":
+            if self._window is None:
+                return np.full((240, 960, 3), 255, dtype=np.uint8)
+            return self._window.waveform.render()
         return None
 
     def close(self):
+        self._end_simulation()
         shutil.rmtree(self.root, ignore_errors=True)
         super().close()
 

@@ -20,6 +20,8 @@ from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.grading_seed import SEED_ENV
 from chipgym.tasks.chip.verilator import build
 
+from chip_attacks import MEMORY_BOMB, with_block
+
 RTL = "rtl/chipgym_cpu.v"
 BOUND_SECONDS = 300  # a cold Verilator build takes ~20 s on 2 cores; the rest is a few seconds
 
@@ -30,13 +32,6 @@ def env():
     env.reset(seed=0, options={"start": "multicycle"})
     yield env
     env.close()
-
-
-def with_block(block: str) -> str:
-    """The multicycle fixture's RTL with ``block`` added at the end of its top module."""
-    text = (FIXTURES / "multicycle" / RTL).read_text()
-    last = text.rindex("endmodule")
-    return text[:last] + block + text[last:]
 
 
 def shown(obs: dict, info: dict) -> str:
@@ -99,17 +94,8 @@ def test_a_core_that_never_halts_fails_by_the_watchdog(env):
 
 def test_a_design_that_exhausts_memory_fails_the_check(env):
     # 2**27 words of 1024 bits: 16 GiB, over the tool sandbox's 8 GiB address space cap.
-    bomb = """
-  reg [26:0] bomb_i = 0;
-  reg [1023:0] bomb [0:(1<<27)-1];
-  always @(posedge clk) begin
-    bomb_i <= bomb_i + 1;
-    bomb[bomb_i] <= bomb[bomb_i + 1] + {5'd0, cnt_cycles};
-    if (bomb[bomb_i][1000]) $display("bomb");
-  end
-"""
     start = time.monotonic()
-    env.step(act.write(RTL, with_block(bomb)))
+    env.step(act.write(RTL, with_block(MEMORY_BOMB)))
     obs, reward, terminated, truncated, info = env.step(act.check())
     assert info["status"] == "failed" and reward == 0.0 and not terminated
     assert info["check"]["failed_checks"] == ["functional"] and "bad_alloc" in obs["feedback"], obs["feedback"]

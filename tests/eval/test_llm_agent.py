@@ -148,7 +148,7 @@ def test_the_chip_agent_is_told_its_budget_and_time_left():
     first, second = server.requests[0]["messages"], server.requests[1]["messages"]
     assert "a check costs one step" in first[0]["content"] and "Time left: 3600 s of 3600 s" in first[1]["content"]
     assert "2 of 3 steps left" in second[-1]["content"] and "Time left:" in second[-1]["content"]
-    assert [t["function"]["name"] for t in server.requests[0]["tools"]][-2:] == ["check", "submit"]
+    assert [t["function"]["name"] for t in server.requests[0]["tools"]][-3:] == ["check", "simulate", "submit"]
     assert records[-1]["status"] == "failure" and records[-1]["steps"] == 3
 
 

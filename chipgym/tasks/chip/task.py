@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from chipgym.errors import DataError
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.ports import PortContract, load_ports
+from chipgym.tasks.chip.pysim import Stepper
 from chipgym.tasks.chip.report import CheckReport
 
 
@@ -135,6 +136,13 @@ class ChipTask(ABC):
         """Run ``workload`` on the netlist's simulator ``gate_binary`` (this task's harness built with
         ``-DCHIPGYM_GATE_LEVEL=WORDS``) and compare it with the reference and with the checked RTL's simulator
         ``rtl_binary``. A simulator that crashes raises :class:`~chipgym.errors.FlowUnavailable`."""
+
+    def stepper(self, design: Design, program: str, stall_seed: int | None = None) -> Stepper:
+        """A sandboxed session stepping ``design`` on ``program`` (a public workload's name, or a program text
+        the task reads) for the env's ``simulate``, with the memory model of its check; ``stall_seed``, that
+        check's random stalls of the seed. BuildError when the design does not build, another AgentError when
+        the program cannot be read or run. A task without one raises NotImplementedError (the default)."""
+        raise NotImplementedError(f"the {self.name} task offers no simulate")
 
     @abstractmethod
     def cost_terms(self, workloads: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:

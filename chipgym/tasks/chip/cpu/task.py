@@ -18,6 +18,7 @@ from chipgym.tasks.chip.cpu.gate_level import gate_level
 from chipgym.tasks.chip.cpu.heldout import heldout_programs
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.design import Design
+from chipgym.tasks.chip.pysim import Stepper
 from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.task import ChipTask, GateRun, Workload
 
@@ -54,6 +55,11 @@ class CpuTask(ChipTask):
         arch = load_arch()
         latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
         return gate_level(gate_binary, rtl_binary, workload.data, arch, latency)
+
+    def stepper(self, design: Design, program: str, stall_seed: int | None = None) -> Stepper:
+        from chipgym.tasks.chip.cpu.stepping import Stepper, resolve_program
+
+        return Stepper(design, resolve_program(program), stall_seed)
 
     def cost_terms(self, workloads: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
         """The means over the workloads of T and E per :data:`INSTRUCTIONS` retired reference instructions."""

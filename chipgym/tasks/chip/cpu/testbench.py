@@ -14,6 +14,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from chipgym.engines import verilator
 from chipgym.tasks.chip.cpu.arch import Arch
@@ -80,15 +81,25 @@ def _hex(v: int) -> str:
     return f"0x{v:x}"
 
 
-def divergence(expected: Run, got: SimResult) -> str | None:
-    """The first difference between the reference run and the simulation, or None."""
-    name = expected.program.name
-    for i, (e, g) in enumerate(zip(expected.retirements, got.retirements)):
+def first_mismatch(expected: Sequence[Retirement], got: Sequence[Retirement], cycles: Sequence[int],
+                   name: str, begin: int = 0) -> tuple[int, str] | None:
+    """The first retirement from index ``begin`` on where ``got`` differs from ``expected`` (compared as far as
+    both go), with what differs: (index, message)."""
+    for i in range(begin, min(len(expected), len(got))):
+        e, g = expected[i], got[i]
         for f in FIELDS:
             ev, gv = getattr(e, f), getattr(g, f)
             if ev != gv:
-                where = f"{name}: retirement {i} (pc {_hex(e.pc)}: {disassemble(e.insn)}, cycle {got.cycles[i]})"
-                return f"{where}: field {f} expected {_hex(ev)} got {_hex(gv)}"
+                where = f"{name}: retirement {i} (pc {_hex(e.pc)}: {disassemble(e.insn)}, cycle {cycles[i]})"
+                return i, f"{where}: field {f} expected {_hex(ev)} got {_hex(gv)}"
+    return None
+
+
+def divergence(expected: Run, got: SimResult) -> str | None:
+    """The first difference between the reference run and the simulation, or None."""
+    name = expected.program.name
+    if (mismatch := first_mismatch(expected.retirements, got.retirements, got.cycles, name)):
+        return mismatch[1]
     n, m = len(expected.retirements), len(got.retirements)
     if got.error:
         return f"{name}: {got.error} (after {m} of {n} retirements)"
