@@ -107,15 +107,20 @@ def divergence(trace: Trace, got: SimResult, arch: Arch | None = None) -> str | 
     """The first way the simulation's deliveries differ from the reference's, or None."""
     arch = arch or load_arch()
     name = trace.name
-    for endpoint, by_source in expected(trace, arch).items():
-        packets, malformed = received(got, endpoint, arch)
+    want_all = expected(trace, arch)
+    got_all = {}
+    for endpoint in want_all:  # a misrouted or malformed packet first: it explains what goes missing elsewhere
+        got_all[endpoint], malformed = received(got, endpoint, arch)
         if malformed:
             return f"{name}: endpoint {endpoint}: {malformed}"
+    for endpoint, by_source in want_all.items():
+        packets = got_all[endpoint]
         for src in sorted(set(by_source) | set(packets)):
             want, have = by_source.get(src, []), packets.get(src, [])
             for i, (w, h) in enumerate(zip(want, have)):
                 if w != h:
-                    later = " (out of order: it is a later one)" if h in want[i + 1:] else ""
+                    later = (" (out of order: it is a later one)" if h in want[i + 1:] else
+                             " (a duplicate of an earlier one)" if h in want[:i] else "")
                     return (f"{name}: endpoint {endpoint}: packet {i} from source {src}: expected {len(w)} flits "
                             f"{_flits(w)}, got {len(h)} {_flits(h)}{later}")
             if len(have) > len(want):
@@ -125,5 +130,5 @@ def divergence(trace: Trace, got: SimResult, arch: Arch | None = None) -> str | 
                 return (f"{name}: endpoint {endpoint}: received {len(have)} of {len(want)} packets from source "
                         f"{src}; packet {len(have)} {_flits(want[len(have)])} never came")
     if got.error:
-        return f"{name}: {got.error} (after {got.delivered} of {trace.flits} flits delivered)"
+        return f"{name}: {got.error} (the trace has {trace.flits})"
     return None

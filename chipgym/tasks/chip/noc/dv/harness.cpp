@@ -44,8 +44,12 @@ struct Sink {  // one ejection port: single stalled cycles at permille, and burs
   }
 };
 
+static uint64_t delivered = 0, injected = 0;
+
 static void fail(uint64_t cyc, const char* kind, const char* what, int endpoint) {
-  printf("%s E %s cycle %llu: endpoint %d %s\n", nonce, kind, (unsigned long long)cyc, endpoint, what);
+  if (endpoint < 0) printf("%s E %s cycle %llu: %s", nonce, kind, (unsigned long long)cyc, what);
+  else printf("%s E %s cycle %llu: endpoint %d %s", nonce, kind, (unsigned long long)cyc, endpoint, what);
+  printf(" (%llu flits injected, %llu delivered)\n", (unsigned long long)injected, (unsigned long long)delivered);
   exit(0);
 }
 
@@ -90,7 +94,7 @@ int main(int argc, char** argv) {
   top->out_ready = 0;
   for (int i = 0; i < 4; i++) { top->clk = 0; top->eval(); top->clk = 1; top->eval(); }
   top->rst = 0;
-  uint64_t delivered = 0, injected = 0, last_progress = 0;
+  uint64_t last_progress = 0;
   long long drained = -1;
 #ifdef CHIPGYM_GATE_LEVEL
   std::vector<uint32_t> last(CHIPGYM_GATE_LEVEL), toggles(32 * CHIPGYM_GATE_LEVEL);
