@@ -51,22 +51,24 @@ def main() -> None:
 def cross_check(profile_name: str, fixture: str, program: str = "memcpy") -> str:
     """Our energy of one kernel against OpenSTA's at the same mean activity (runs in the scored cache)."""
     from chipgym.scoring.activity import gate_simulator
-    from chipgym.scoring.chip import SIMULATION_PORTS
     from chipgym.scoring.energy import energy_model
     from chipgym.scoring.liberty import load_library
     from chipgym.scoring.profile import load_profile
     from chipgym.scoring.synthesis import synthesize
     from chipgym.tasks.chip.cpu.arch import load_arch
+    from chipgym.tasks.chip.cpu.gate_level import gate_run
     from chipgym.tasks.chip.cpu.reference import execute
     from chipgym.tasks.chip.cpu.workloads import kernel
     from chipgym.tasks.chip.design import load_design
+    from chipgym.tasks.chip.registry import load_task
 
     profile, design = load_profile(profile_name), load_design(FIXTURES / fixture)
     library, arch = load_library(profile.liberty), load_arch()
-    netlist = synthesize(design, profile, SIMULATION_PORTS)
-    simulator = gate_simulator(netlist, library, design.clock_period_ps)
+    task = load_task("cpu")
+    netlist = synthesize(design, profile, task.simulation_ports)
+    simulator = gate_simulator(netlist, library, design.clock_period_ps, task.harness)
     latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
-    run = simulator.run(execute(kernel(program), arch), arch, latency)
+    run = gate_run(simulator.binary, execute(kernel(program), arch), arch, latency)
     seconds = run.cycles * design.clock_period_ps * 1e-12
     model = energy_model(simulator.module, simulator.netlist.nets, library, profile.input_slew_ps * 1e-12,
                          profile.output_load_ff * 1e-15)

@@ -4,7 +4,7 @@ Both play one episode of the env (``evaluations`` steps, each design scored by t
 cache) and keep the best reward seen:
 
 - **random search** samples each knob vector uniformly from the action space (seeded), as a random agent does;
-- **grid search** walks the distinct designs (:func:`chipgym.tasks.chip.cpu.generator.designs`, knob order,
+- **grid search** walks the distinct designs (the cpu task's ``generator.designs()``, knob order,
   the period fastest) at an even stride of ``len(designs) / evaluations``, starting at index ``seed``; with as
   many evaluations as designs it scores every design once.
 
@@ -23,7 +23,7 @@ import gymnasium
 import numpy as np
 
 import chipgym  # noqa: F401  (registers the env ids)
-from chipgym.tasks.chip.cpu.generator import designs
+from chipgym.tasks.chip.registry import load_task
 
 ENV_ID = "chipgym/CpuKnobs-v0"
 
@@ -50,7 +50,7 @@ def random_actions(evaluations: int, seed: int) -> list[list[int]]:
 
 def grid_actions(evaluations: int, seed: int) -> list[list[int]]:
     """``evaluations`` distinct designs at an even stride through the grid, from index ``seed``."""
-    grid = designs()
+    grid = load_task("cpu").generator.designs()
     return [grid[(seed + index * len(grid) // evaluations) % len(grid)].to_action() for index in range(evaluations)]
 
 

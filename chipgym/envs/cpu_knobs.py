@@ -1,15 +1,16 @@
 """``chipgym/CpuKnobs-v0``: design-space exploration of the ``cpu`` task by knobs, on the real flow.
 
 ## Description
-In the style of ArchGym: each step picks one knob vector, :mod:`chipgym.tasks.chip.cpu.generator` writes
-its design (RTL and timing model), and the real scorer (:func:`chipgym.scoring.chip.score_design`: the
-public check with formal, Yosys synthesis, OpenSTA timing at the declared period, gate-level energy) grades
-it through the disk cache, so a design scored once, by any env or process, costs milliseconds afterwards.
+In the style of ArchGym: each step picks one knob vector, the cpu task's design generator
+(``load_task("cpu").generator``, ``generator.py`` in the task's folder) writes its design (RTL and timing
+model), and the real scorer (:func:`chipgym.scoring.chip.score_design`: the public check with formal, Yosys
+synthesis, OpenSTA timing at the declared period, gate-level energy) grades it through the disk cache, so a
+design scored once, by any env or process, costs milliseconds afterwards.
 
 ## Action Space
 ``MultiDiscrete(generator.action_sizes())``: ``[pipeline, forwarding, branch, multiplier, period]``, each
-the index of a value in :data:`chipgym.tasks.chip.cpu.generator.KNOBS` and the period an index into the
-profile's grid :data:`~chipgym.tasks.chip.cpu.generator.PERIODS_PS`. ``forwarding`` and ``branch`` are
+the index of a value in the generator's ``KNOBS`` and the period an index into the profile's grid
+``PERIODS_PS``. ``forwarding`` and ``branch`` are
 ignored by the multicycle core (see ``Knobs.canonical``). An action outside the space is not an error of
 the env: it costs its evaluation, with reward 0 and ``info["action_error"]``.
 
@@ -67,8 +68,10 @@ from chipgym.envs.episode import EpisodeRecord, Step
 from chipgym.results import Status
 from chipgym.scoring.chip import ChipScore, score_design
 from chipgym.scoring.profile import load_profile
-from chipgym.tasks.chip.cpu import generator
-from chipgym.tasks.chip.cpu.generator import Knobs
+from chipgym.tasks.chip.registry import load_task
+
+generator = load_task("cpu").generator
+Knobs = generator.Knobs
 
 ENV_ID = "chipgym/CpuKnobs-v0"
 KNOB_NAMES = (*generator.KNOBS, "period")

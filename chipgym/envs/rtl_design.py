@@ -29,8 +29,8 @@ never appears in observations, info or saved episodes. With neither, ``submit`` 
 from the reset seed and says so in ``info["graded_with"]``. ``check`` never runs held-out kernels.
 
 ## Starting State
-The design folder is empty, or holds a copy of a fixture: ``options={"start": "multicycle"}`` or
-``"pipelined"``.
+The design folder is empty, or holds a copy of one of the task's fixtures: ``options={"start": NAME}``
+(``env.unwrapped.starts``; for ``cpu``: ``"multicycle"`` or ``"pipelined"``).
 
 ## Episode End
 Terminated by ``submit``; truncated when ``max_steps`` steps are spent. The default budget is also the
@@ -38,8 +38,9 @@ id's registered ``max_episode_steps``, so ``gymnasium.make``'s ``TimeLimit`` agr
 budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_steps=N)``.
 
 ## Arguments
-- ``task``: the chip task (``"cpu"``). ``profile``: the technology profile of scoring (``"osu018"``,
-  ``"asap7"``). ``grading_seed``: above.
+- ``task``: a chip task of :mod:`chipgym.tasks.chip.registry` (``"cpu"``, the default). ``profile``: the
+  technology profile of scoring, one the task is calibrated on (``"osu018"``, ``"asap7"``). ``grading_seed``:
+  above.
 - ``max_steps`` (40). ``formal``: run the formal gate in ``check`` (slow the first time for each design,
   then cached).
 - ``timings``: wall-clock times under ``info["seconds"]`` (per step, per check, of grading).
@@ -65,7 +66,6 @@ Check: PASS. All 21 public programs pass.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -84,20 +84,11 @@ from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import UNAVAILABLE, DesignError, InfrastructureError, SynthesisError
 from chipgym.results import Status
 from chipgym.scoring.chip import estimate, score_design
-from chipgym.scoring.profile import PROFILES
 from chipgym.tasks.chip import CheckReport, check_design
-from chipgym.tasks.chip.cpu import workloads
-from chipgym.tasks.chip.cpu.assembler import disassemble
-from chipgym.tasks.chip.cpu.checks import DV, STALL_PERMILLE
-from chipgym.tasks.chip.cpu.heldout import SEED_ENV, grading_seed
-from chipgym.tasks.chip.cpu.mutants import FIXTURES
-from chipgym.tasks.chip.cpu.reference import execute
-from chipgym.tasks.chip.cpu.workloads import KERNELS
 from chipgym.tasks.chip.design import load_design
-from chipgym.tasks.chip.ports import load_ports
+from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.chip.registry import load_task
 
-CPU = DV.parent
-STARTS = ("empty", *sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()))
 MAX_FILE_SHOWN = 60_000  # characters of one file in obs["files"]
 MAX_FILES = 64  # files in the design folder
 MAX_FAILURES = 10  # failures listed in feedback and info
@@ -150,15 +141,15 @@ class RtlDesignEnv(TextActionEnv):
         timings: bool = False,
         render_mode: str | None = None,
     ):
-        if task != "cpu":
-            raise ValueError(f"task: expected 'cpu', got {task!r}")
-        if profile not in PROFILES:
-            raise ValueError(f"profile: expected one of {', '.join(sorted(PROFILES))}, got {profile!r}")
+        self._task = load_task(task)
+        if profile not in self._task.profiles:
+            raise ValueError(f"profile: expected one of {', '.join(self._task.profiles)}, got {profile!r}")
         super().__init__({"task": task, "profile": profile, "grading_seed": grading_seed, "max_steps": max_steps,
                           "formal": formal, "timings": timings, "render_mode": render_mode},
                          max_steps, timings, render_mode)
         self.task, self.profile, self.formal = task, profile, formal
         self._grading_seed = grading_seed
+        self.starts = ("empty", *self._task.fixtures)
         fields = ("task", "contracts", "ports", "workloads", "files", "feedback", "budget")
         self.observation_space = spaces.Dict({name: text_space() for name in fields})
         self.root = Path(tempfile.mkdtemp(prefix="chipgym-rtl-")).resolve()
@@ -172,13 +163,13 @@ class RtlDesignEnv(TextActionEnv):
 
     def _begin(self, options: dict[str, Any]) -> dict[str, Any]:
         start = options.get("start", "empty")
-        if start not in STARTS:
-            raise ValueError(f"options['start']: expected one of {', '.join(STARTS)}, got {start!r}")
+        if start not in self.starts:
+            raise ValueError(f"options['start']: expected one of {', '.join(self.starts)}, got {start!r}")
         shutil.rmtree(self.root, ignore_errors=True)
         if start == "empty":
             self.root.mkdir()
         else:
-            shutil.copytree(FIXTURES / start, self.root)
+            shutil.copytree(self._task.fixtures[start], self.root)
         self._episode = _Episode(start, int(self.np_random.integers(2**31)))
         what = "is empty" if start == "empty" else f"holds a copy of the {start} fixture"
         self.feedback = f"New episode: the design folder {what}. Edit, check, then submit."
@@ -246,7 +237,7 @@ class RtlDesignEnv(TextActionEnv):
         toml = self._file("design.toml")
         line = f"clock_period_ps = {period_ps}"
         if not toml.is_file():
-            self._write("design.toml", f'top = "{_top()}"\n{line}\n')
+            self._write("design.toml", f'top = "{self._task.top}"\n{line}\n')
             return
         text = toml.read_text(encoding="utf-8", errors="replace")
         text, count = re.subn(r"(?m)^clock_period_ps\s*=.*$", line, text)
@@ -258,7 +249,7 @@ class RtlDesignEnv(TextActionEnv):
     # -- check and submit ---------------------------------------------------------------------------------
     def _check(self, estimate: bool) -> StepOutcome:
         outcome, seconds = self._checked(estimate)
-        total = len(_public_programs())
+        total = len(self._task.public_workloads())
         lines = [_verdict(outcome, total)]
         lines += [f"{check}: {detail}" for check, detail in outcome.failures[:MAX_FAILURES]]
         if len(outcome.failures) > MAX_FAILURES:
@@ -303,8 +294,7 @@ class RtlDesignEnv(TextActionEnv):
 
     def _run_check(self, estimate: bool) -> tuple[CheckOutcome, dict[str, float]]:
         try:
-            report = check_design(self.root, task=self.task, profile=self.profile, programs=list(_public_programs()),
-                                  formal=self.formal, heldout=False)
+            report = check_design(self.root, task=self.task, profile=self.profile, formal=self.formal, heldout=False)
         except UNAVAILABLE as error:
             return CheckOutcome(Status.UNAVAILABLE, reason=self._public(f"{type(error).__name__}: {error}")), {}
         failures = tuple((check, self._public(detail)) for check, detail in report.failures)
@@ -316,7 +306,7 @@ class RtlDesignEnv(TextActionEnv):
 
     def _estimate(self) -> dict[str, Any]:
         try:
-            return estimate(self.root, profile=self.profile).to_dict()
+            return estimate(self.root, task=self.task, profile=self.profile).to_dict()
         except SynthesisError as error:
             return {"error": self._public(str(error))}
         except InfrastructureError as error:
@@ -332,7 +322,8 @@ class RtlDesignEnv(TextActionEnv):
             return StepOutcome(0.0, True, {"status": Status.UNAVAILABLE, "reason": reason, "graded_with": graded_with})
         details = score.to_dict()
         info: dict[str, Any] = {"status": score.status, "graded_with": graded_with,
-                                "seconds": {"submit": details.pop("seconds", {})}, "score": _public_score(details)}
+                                "seconds": {"submit": details.pop("seconds", {})},
+                                "score": _public_score(details, self._task.public_workloads())}
         if score.status == Status.FAILED:
             info["failures"] = [[check, self._public(detail)] for check, detail in score.failures[:MAX_FAILURES]]
             check, detail = info["failures"][0]
@@ -345,8 +336,8 @@ class RtlDesignEnv(TextActionEnv):
         return StepOutcome(score.reward, True, info)
 
     def _seed(self) -> tuple[int, str]:
-        if self._grading_seed is not None or SEED_ENV in os.environ:
-            return grading_seed(self._grading_seed), "grading seed"
+        if (seed := resolve_seed(self._grading_seed)) is not None:
+            return seed, "grading seed"
         return self._episode.public_seed, PUBLIC_SEED
 
     def _public(self, text: str) -> str:
@@ -360,7 +351,7 @@ class RtlDesignEnv(TextActionEnv):
             "feedback": self.feedback,
             "budget": f"{self.max_steps - self.steps} of {self.max_steps} steps left",
         }
-        return {**_static_observation(), **{name: observation_text(text) for name, text in obs.items()}}
+        return {**_static_observation(self.task), **{name: observation_text(text) for name, text in obs.items()}}
 
     def _files_text(self) -> str:
         files = self._files()
@@ -399,12 +390,12 @@ def _verdict(outcome: CheckOutcome, total: int) -> str:
     return f"Check: FAIL in {failed}. {outcome.programs_passed} of {total} public programs pass."
 
 
-def _public_score(details: dict[str, Any]) -> dict[str, Any]:
-    """The score without what would tell about the held-out kernels beyond T, E, A and the reward: the cache
+def _public_score(details: dict[str, Any], public: tuple[str, ...]) -> dict[str, Any]:
+    """The score without what would tell about the held-out workloads beyond T, E, A and the reward: the cache
     key (a hash of the seed among public things), the cycle and retirement totals (they include the held-out
-    kernels) and the figures of each held-out kernel. Failures and the reason are given apart, with the
-    design folder's path cut."""
-    workloads = {name: figures for name, figures in details.get("workloads", {}).items() if name in KERNELS}
+    workloads) and the figures of each workload not ``public``. Failures and the reason are given apart, with
+    the design folder's path cut."""
+    workloads = {name: figures for name, figures in details.get("workloads", {}).items() if name in public}
     kept = {k: v for k, v in details.items() if k not in ("key", "failures", "reason", "cycles", "retired")}
     return {**kept, "workloads": workloads}
 
@@ -418,47 +409,7 @@ def _programs_passed(report: CheckReport) -> int:
 
 
 @cache
-def _top() -> str:
-    return load_ports(DV / "ports.xml").top
-
-
-@cache
-def _public_programs() -> tuple:
-    return tuple(workloads.programs())
-
-
-@cache
-def _static_observation() -> dict[str, str]:
-    names = ("arch.xml", "isa.xml", "dv/formal.sv")
-    contracts = "\n\n".join(f"== {name} ==\n{(CPU / name).read_text()}" for name in names)
-    texts = {
-        "task": (CPU / "TASK.md").read_text() + ACTIONS_HELP,
-        "contracts": contracts,
-        "ports": (DV / "ports.xml").read_text(),
-        "workloads": _workloads_text(),
-    }
+def _static_observation(task: str) -> dict[str, str]:
+    texts = load_task(task).agent_text()
+    texts["task"] += ACTIONS_HELP
     return {name: observation_text(text) for name, text in texts.items()}
-
-
-def _doc(function) -> str:
-    return " ".join((function.__doc__ or "").replace("``", "").split())
-
-
-def _workloads_text() -> str:
-    lines = [
-        "The public check runs these programs, each with exact memories and, when that passes, with "
-        f"{STALL_PERMILLE / 10:g}% random memory stalls and stall bursts of tens to hundreds of cycles. "
-        + _doc(workloads.programs),
-        "Random programs: " + _doc(workloads.random_program),
-        "Grading adds held-out kernels: the same kernels resized, with other data and renamed registers.",
-        "",
-    ]
-    for program in _public_programs():
-        run = execute(program)
-        ops = sorted({disassemble(r.insn).split()[0] for r in run.retirements})
-        end = "halts" if run.final.halted else f"faults (fault {run.final.fault})"
-        lines.append(f"{program.name}: {len(program.imem)} words, {len(run.retirements)} retirements, {end}; "
-                     f"executes {' '.join(ops)}")
-        if program.name in KERNELS:
-            lines += [f"    {disassemble(word)}" for word in program.imem]
-    return "\n".join(lines)

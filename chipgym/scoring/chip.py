@@ -2,30 +2,29 @@
 
 A design scores only if it passes every check of its task (simulation against the reference on public and,
 with a grading seed, held-out workloads; timing-model lockstep; formal), its synthesized netlist still matches
-the reference and the checked RTL's cycle counts on every graded workload and every public fault program,
-with exact and with randomly stalled memories, and it meets timing at its declared clock period with every
-flop clocked by the clock port. Then:
+the reference and the checked RTL's cycle counts on every workload the task runs at gate level (the cpu: every
+graded kernel and every public fault program, with exact and with randomly stalled memories), and it meets
+timing at its declared clock period with every flop clocked by the clock port. Then:
 
 - **A**: cell area of the netlist, summed from the liberty's areas.
-- **T**: mean over the graded workloads (the task's named kernels, plus its held-out kernels with a grading
-  seed; weight 1 each) of cycles x period, per 10,000 instructions the reference retires on that workload.
-- **E**: the same mean of the gate-level energy (:mod:`chipgym.scoring.energy`), per 10,000 instructions.
+- **T** and **E**: from each graded workload's run on the netlist (the task's public graded workloads, plus its
+  held-out ones with a grading seed), its time (cycles x period) and gate-level energy
+  (:mod:`chipgym.scoring.energy`), combined by the task (:meth:`~chipgym.tasks.chip.task.ChipTask.cost_terms`;
+  the cpu: the means per 10,000 instructions the reference retires).
 
 The design's one clock period for the profile (see :mod:`chipgym.tasks.chip.design`) drives simulation (memory
 wait states), synthesis, the timing check and T; grading never falls back to a slower clock. A failing design
 scores 0 with the check and its first divergence; a tool that cannot run (missing, out of memory, timeout)
 makes the score ``unavailable``, never 0.
 
->>> from pathlib import Path
->>> fixture = Path(__file__).parents[1] / "tasks" / "chip" / "cpu" / "fixtures" / "multicycle"
->>> score = score_design(fixture, profile="osu018")                                      # doctest: +SKIP
->>> score.status, 0 < score.reward < 1                                                    # doctest: +SKIP
+>>> from chipgym.tasks.chip.registry import load_task
+>>> score = score_design(load_task("cpu").fixtures["multicycle"], profile="osu018")    # doctest: +SKIP
+>>> score.status, 0 < score.reward < 1                                                   # doctest: +SKIP
 ('ok', True)
 """
 from __future__ import annotations
 
 import hashlib
-import os
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,33 +35,23 @@ from typing import Any, Callable
 
 from chipgym.cache import default_cache
 from chipgym.engines.versions import tool_version
-from chipgym.errors import DesignError, FlowUnavailable, ProfileMissingError, SynthesisError, ToolMissingError
+from chipgym.errors import DesignError, ProfileMissingError, SynthesisError, ToolMissingError
 from chipgym.results import Failure, JsonResult, Status
-from chipgym.scoring.activity import GateRun, GateSimulator, gate_simulator
+from chipgym.scoring.activity import GateSimulator, gate_simulator
 from chipgym.scoring.energy import EnergyModel, energy_model
 from chipgym.scoring.liberty import PARSER_VERSION, load_library
 from chipgym.scoring.profile import Profile, load_profile
 from chipgym.scoring.synthesis import FLOW_VERSION, Netlist, synthesize
 from chipgym.scoring.timing import Timing, check_timing
 from chipgym.tasks.chip.check import check_design
-from chipgym.tasks.chip.cpu.arch import Arch, load_arch
-from chipgym.tasks.chip.cpu.checks import DV, STALL_PERMILLE
-from chipgym.tasks.chip.cpu.heldout import SEED_ENV, heldout_failure, heldout_programs
-from chipgym.tasks.chip.cpu.heldout import grading_seed as resolve_seed
-from chipgym.tasks.chip.cpu.reference import Run, execute
-from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
-from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel
-from chipgym.tasks.chip.cpu.workloads import programs as public_programs
 from chipgym.tasks.chip.design import Design, load_design
-from chipgym.tasks.chip.ports import load_ports
+from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.chip.grading_seed import heldout_failure
+from chipgym.tasks.chip.registry import load_task
+from chipgym.tasks.chip.task import ChipTask
 from chipgym.tasks.chip.verilator import build
 
 SCORE_VERSION = "3"
-INSTRUCTIONS = 10_000
-"""T and E are per this many retired reference instructions"""
-SIMULATION_PORTS = tuple(p.name for p in load_ports(DV / "ports.xml").ports if p.group == "retire")
-"""ports of the checked RTL that the scored netlist does not have"""
-GATE_STALL_SEED = 1
 SCORED_WITH = ("yosys", "verilator", "opensta")
 """the tools whose versions a score records"""
 
@@ -87,6 +76,7 @@ class ChipScore(JsonResult):
     cycles: int | None = None
     """over all graded workloads"""
     retired: int | None = None
+    """over all graded workloads, for a task whose workloads count retired instructions (the cpu)"""
     workloads: dict[str, dict[str, float]] = field(default_factory=dict)
     graded_with: str = ""
     critical_path: str = ""
@@ -116,8 +106,7 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     ``grading_seed`` (or ``$CHIPGYM_GRADING_SEED``) adds the held-out workloads; ``on_stage`` is called with
     each stage's name as it starts (for progress displays).
     """
-    if task != "cpu":
-        raise ValueError(f"chip scoring knows the task 'cpu', not {task!r}")
+    chip_task = load_task(task)
     stage = on_stage or (lambda name: None)
     try:
         prof = load_profile(profile)
@@ -127,7 +116,7 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
         design = load_design(design_dir, profile)
     except DesignError as e:
         return ChipScore(Status.FAILED, 0.0, profile, "", failures=[Failure("design", str(e))])
-    seed = grading_seed if grading_seed is not None else (resolve_seed() if SEED_ENV in os.environ else None)
+    seed = resolve_seed(grading_seed)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
     model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
     key = design.digest(model, prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task, seed_tag,
@@ -135,9 +124,10 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     if (cached := default_cache().get_json("scores", f"{key}.json")) is not None:
         return ChipScore.from_dict(cached)
     score = ChipScore(Status.OK, 0.0, profile, key, period_ps=design.clock_period_ps,
-                      graded_with="public and held-out kernels" if seed is not None else "public kernels")
+                      graded_with=f"public and held-out {chip_task.workload_noun}" if seed is not None
+                      else f"public {chip_task.workload_noun}")
     try:
-        _score(design, prof, seed, physical, score, stage)
+        _score(chip_task, design, prof, seed, physical, score, stage)
     except OSError as e:  # an InfrastructureError, or the machine's own (a full disk, ...)
         score.status, score.reason = Status.UNAVAILABLE, str(e)
     if score.status is Status.OK:
@@ -158,23 +148,24 @@ class _Implementation:
     energy: EnergyModel | None
 
 
-def _implement(design: Design, prof: Profile, timed) -> _Implementation:
+def _implement(task: ChipTask, design: Design, prof: Profile, timed) -> _Implementation:
     """Synthesis, timing and the gate-level simulator: what needs the netlist but not the check's verdict."""
     with timed("synthesis"):
-        netlist = synthesize(design, prof, SIMULATION_PORTS)
+        netlist = synthesize(design, prof, task.simulation_ports)
     with timed("timing"):
         timing = check_timing(netlist, prof, design.clock_period_ps)
     if not timing.met:
         return _Implementation(netlist, timing, None, None)
     with timed("gate-level build"):
         library = load_library(prof.liberty)
-        simulator = gate_simulator(netlist, library, design.clock_period_ps)
+        simulator = gate_simulator(netlist, library, design.clock_period_ps, task.harness)
         model = energy_model(simulator.module, simulator.netlist.nets, library, prof.input_slew_ps * 1e-12,
                              prof.output_load_ff * 1e-15)
     return _Implementation(netlist, timing, simulator, model)
 
 
-def _score(design: Design, prof: Profile, seed: int | None, physical: bool, score: ChipScore, stage) -> None:
+def _score(task: ChipTask, design: Design, prof: Profile, seed: int | None, physical: bool, score: ChipScore,
+           stage) -> None:
     @contextmanager
     def timed(name: str):
         stage(name)
@@ -191,9 +182,9 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
             raise ToolMissingError(tool, "bash run.sh setup")
     # synthesis and the gate-level build run beside the check: on two cores that halves a cold score's wall time
     with ThreadPoolExecutor(1) as pool:
-        implementation = pool.submit(_implement, design, prof, timed)
+        implementation = pool.submit(_implement, task, design, prof, timed)
         with timed("check"):
-            report = check_design(design.root, profile=prof.name, grading_seed=seed,
+            report = check_design(design.root, task.name, profile=prof.name, grading_seed=seed,
                                   on_check=lambda c: stage(f"check: {c}"))
         if not report.passed:
             score.status, score.failures = Status.FAILED, list(report.failures)
@@ -211,31 +202,27 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
                                   f"worst slack {built.timing.slack_ps} ps at the declared period of "
                                   f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
         return
-    arch = load_arch()
-    latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
-    programs = [kernel(name) for name in sorted(KERNELS)] + (heldout_programs(seed) if seed is not None else [])
-    graded = [(execute(program, arch), True) for program in programs]
-    faults = [(run, False) for run in (execute(p, arch) for p in public_programs()) if run.final.fault]
+    workloads = task.scored_workloads(seed)
     with timed("gate-level simulation"):
-        rtl = build(design, HARNESS)  # the checked simulator, from the cache
-        for index, (reference, is_graded) in enumerate(graded + faults):
-            stage(f"gate-level: {reference.program.name}")
-            run, problem = _gate_level(built.simulator, rtl, reference, arch, latency)
-            if problem:
-                if len(KERNELS) <= index < len(programs):  # held out: its index only
-                    problem = heldout_failure(index - len(KERNELS))
+        rtl = build(design, task.harness)  # the checked simulator, from the cache
+        for workload in workloads:
+            stage(f"gate-level: {workload.name}")
+            run = task.gate_level(built.simulator.binary, rtl, design, workload)
+            if run.problem:
+                problem = run.problem if workload.heldout is None else heldout_failure(workload.heldout)
                 score.status, score.failures = Status.FAILED, [Failure("gate-level", f"synthesized netlist: {problem}")]
                 return
-            if not is_graded:
+            if not workload.graded:
                 continue
             seconds = run.cycles * design.clock_period_ps * 1e-12
             joules = built.energy.energy(run.toggles, seconds)
-            score.workloads[run.program] = {"cycles": run.cycles, "retired": len(reference.retirements),
-                                            "T_us": seconds * 1e6, "E_nJ": joules * 1e9}
+            score.workloads[workload.name] = {"cycles": run.cycles, **run.figures,
+                                              "T_us": seconds * 1e6, "E_nJ": joules * 1e9}
     runs = score.workloads.values()
-    score.cycles, score.retired = sum(r["cycles"] for r in runs), sum(r["retired"] for r in runs)
-    score.T_us = sum(r["T_us"] / r["retired"] for r in runs) / len(runs) * INSTRUCTIONS
-    score.E_nJ = sum(r["E_nJ"] / r["retired"] for r in runs) / len(runs) * INSTRUCTIONS
+    score.cycles = sum(r["cycles"] for r in runs)
+    if all("retired" in r for r in runs):
+        score.retired = sum(r["retired"] for r in runs)
+    score.T_us, score.E_nJ = task.cost_terms(score.workloads)
     score.cost = prof.cost(score.T_us, score.E_nJ, score.A_um2)
     if physical:
         from chipgym.scoring.physical import place_and_route
@@ -246,35 +233,6 @@ def _score(design: Design, prof: Profile, seed: int | None, physical: bool, scor
                 gds = default_cache().put_bytes("physical", f"{score.key}.gds", Path(result.gds).read_bytes())
                 result.gds = str(gds)
             score.physical = result.to_dict()
-
-
-def _gate_level(simulator: GateSimulator, rtl: Path, reference: Run, arch: Arch,
-                latency: dict[str, int]) -> tuple[GateRun, str | None]:
-    """The netlist's run with exact memories, and the first way it or a run with random stalls differs from
-    the reference's outcome or from the run of the checked RTL's simulator ``rtl`` under the same stalls
-    (with exact memories, the RTL run that lockstep tied to the timing model)."""
-    exact = simulator.run(reference, arch, latency)
-    if (problem := exact.problem or _rtl_problem(rtl, reference, arch, latency, 0, 0, exact.cycles)):
-        return exact, problem
-    stalled = simulator.run(reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE)
-    problem = stalled.problem or _rtl_problem(rtl, reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE,
-                                              stalled.cycles)
-    return exact, problem and f"{problem} [random stalls, seed {GATE_STALL_SEED}]"
-
-
-def _rtl_problem(rtl: Path, reference: Run, arch: Arch, latency: dict[str, int], seed: int, permille: int,
-                 cycles: int) -> str | None:
-    """How the checked RTL's run differs from the reference, or from the netlist's ``cycles``."""
-    name = reference.program.name
-    watchdog = arch.watchdog(len(reference.retirements))
-    run = simulate(rtl, reference.program, arch, latency, watchdog, seed, permille)
-    if run.error and run.error.startswith("simulator crashed"):
-        raise FlowUnavailable(f"RTL simulation of {name}: {run.error}")
-    if (problem := divergence(reference, run)):
-        return f"the checked RTL: {problem}"
-    if run.end_cycle != cycles:
-        return f"{name}: halted or faulted at cycle {cycles}, the checked RTL at {run.end_cycle}"
-    return None
 
 
 @dataclass(frozen=True)
@@ -291,10 +249,10 @@ class Estimate(JsonResult):
     """what fails timing whatever the slack (see :mod:`chipgym.scoring.timing`)"""
 
 
-def estimate(design_dir: str | Path, profile: str = "osu018") -> Estimate:
+def estimate(design_dir: str | Path, task: str = "cpu", profile: str = "osu018") -> Estimate:
     """Synthesize and time the design at its declared period (raises SynthesisError, FlowUnavailable)."""
-    design, prof = load_design(design_dir, profile), load_profile(profile)
-    netlist = synthesize(design, prof, SIMULATION_PORTS)
+    chip_task, design, prof = load_task(task), load_design(design_dir, profile), load_profile(profile)
+    netlist = synthesize(design, prof, chip_task.simulation_ports)
     timing = check_timing(netlist, prof, design.clock_period_ps)
     return Estimate(profile, netlist.area_um2, netlist.cells, design.clock_period_ps, timing.slack_ps,
                     timing.critical_path, timing.problems)

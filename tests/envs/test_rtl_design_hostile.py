@@ -12,12 +12,12 @@ import pytest
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
 from chipgym.tasks.chip.cpu.arch import load_arch
-from chipgym.tasks.chip.cpu.heldout import SEED_ENV
 from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
 from chipgym.tasks.chip.cpu.workloads import kernel
 from chipgym.tasks.chip.design import load_design
+from chipgym.tasks.chip.grading_seed import SEED_ENV
 from chipgym.tasks.chip.verilator import build
 
 RTL = "rtl/chipgym_cpu.v"

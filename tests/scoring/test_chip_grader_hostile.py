@@ -11,23 +11,26 @@ import pytest
 
 from chipgym.errors import DesignError, SynthesisError
 from chipgym.scoring.activity import gate_simulator
-from chipgym.scoring.chip import SIMULATION_PORTS, _gate_level, score_design
+from chipgym.scoring.chip import score_design
 from chipgym.scoring.gate_netlist import CLOCK
 from chipgym.scoring.liberty import load_library
 from chipgym.scoring.profile import load_profile
 from chipgym.scoring.synthesis import cell_types, synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.arch import load_arch
+from chipgym.tasks.chip.cpu.gate_level import gate_level, gate_run
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS
 from chipgym.tasks.chip.cpu.workloads import kernel
 from chipgym.tasks.chip.design import load_design
+from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.chip.verilator import build
 
 import chip_attacks as attacks
 
 OSU018 = load_profile("osu018")
+SIMULATION_PORTS = load_task("cpu").simulation_ports
 
 
 @pytest.fixture(scope="module")
@@ -129,22 +132,22 @@ def test_a_clock_not_straight_from_the_clock_port_fails_timing(attack, tmp_path)
 
 def test_the_clock_net_toggles_and_is_charged_twice_per_cycle(fixture_score, fixture_netlist):
     library, arch = load_library(OSU018.liberty), load_arch()
-    simulator = gate_simulator(fixture_netlist, library, 8000)
-    run = simulator.run(execute(kernel("memcpy"), arch), arch, {"imem": 1, "dmem": 1})
+    simulator = gate_simulator(fixture_netlist, library, 8000, HARNESS)
+    run = gate_run(simulator.binary, execute(kernel("memcpy"), arch), arch, {"imem": 1, "dmem": 1})
     clock = simulator.module["ports"][CLOCK]["bits"][0]
     assert run.problem is None and run.toggles[simulator.netlist.nets.index(clock)] == 2 * run.cycles
 
 
 def test_gate_level_cycles_must_equal_the_checked_rtl(fixture_score, fixture_netlist):
     arch, latency = load_arch(), {"imem": 1, "dmem": 1}
-    simulator = gate_simulator(fixture_netlist, load_library(OSU018.liberty), 8000)
+    simulator = gate_simulator(fixture_netlist, load_library(OSU018.liberty), 8000, HARNESS)
     reference = execute(kernel("fibonacci"), arch)
     rtl = build(load_design(FIXTURES / "multicycle"), HARNESS)
-    run, problem = _gate_level(simulator, rtl, reference, arch, latency)
-    assert problem is None and run.cycles == fixture_score.workloads["fibonacci"]["cycles"]
+    run = gate_level(simulator.binary, rtl, reference, arch, latency)
+    assert run.problem is None and run.cycles == fixture_score.workloads["fibonacci"]["cycles"]
     # a netlist that computes the same as the RTL that was checked, in fewer cycles
     faster = build(load_design(FIXTURES / "pipelined"), HARNESS)
-    _, problem = _gate_level(simulator, faster, reference, arch, latency)
+    problem = gate_level(simulator.binary, faster, reference, arch, latency).problem
     assert f"fibonacci: halted or faulted at cycle {run.cycles}, the checked RTL at" in problem
 
 

@@ -11,7 +11,7 @@ import pytest
 from chipgym.cache import default_cache
 from chipgym.cli import main
 from chipgym.errors import SynthesisError
-from chipgym.scoring.chip import SIMULATION_PORTS, ChipScore, score_design
+from chipgym.scoring.chip import ChipScore, score_design
 from chipgym.scoring.liberty import load_library
 from chipgym.scoring.pdk import install
 from chipgym.scoring.profile import load_profile
@@ -19,6 +19,7 @@ from chipgym.scoring.synthesis import synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.design import load_design
+from chipgym.tasks.chip.registry import load_task
 
 SHARED_ASAP7 = Path(os.environ.get("CHIPGYM_SHARED_PDK",
                                    Path(__file__).resolve().parents[3] / "shared" / "pdk" / "asap7"))
@@ -77,7 +78,7 @@ def test_the_score_follows_the_timing_model(osu018, tmp_path):
 
 def test_a_period_below_the_critical_path_fails_timing_with_the_path():
     profile = load_profile("osu018")
-    netlist = synthesize(load_design(FIXTURES / "multicycle"), profile, SIMULATION_PORTS)
+    netlist = synthesize(load_design(FIXTURES / "multicycle"), profile, load_task("cpu").simulation_ports)
     timing = check_timing(netlist, profile, 2000)
     assert not timing.met and timing.slack_ps < 0
     assert "VIOLATED" in timing.critical_path and "data arrival time" in timing.critical_path

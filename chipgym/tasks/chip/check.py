@@ -1,18 +1,18 @@
 """Entry point: check a design folder against a chip task.
 
->>> from pathlib import Path
->>> report = check_design(Path(__file__).parent / "cpu" / "fixtures" / "multicycle", formal=False)
+>>> from chipgym.tasks.chip.registry import load_task
+>>> report = check_design(load_task("cpu").fixtures["multicycle"], formal=False)
 >>> report.passed
 True
 """
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Callable
 
 from chipgym.errors import DesignError
 from chipgym.tasks.chip.design import load_design
+from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.chip.report import CheckReport
 
 
@@ -23,14 +23,15 @@ def check_design(
     """Run every check of ``task`` on the design in ``design_dir``, at its clock period for ``profile``.
 
     ``on_check`` is called with each check's name as it starts. ``options`` go to the task's
-    ``checks.run`` (for ``cpu``: ``programs``, ``grading_seed``, ``stall_seeds``, ``formal``).
+    :meth:`~chipgym.tasks.chip.task.ChipTask.check` (``grading_seed``, ``formal``, ``heldout`` and the task's
+    own, e.g. the cpu's ``programs`` and ``stall_seeds``).
     """
+    chip_task = load_task(task)
     report = CheckReport(task, str(design_dir), on_check=on_check)
     try:
         design = load_design(design_dir, profile)
     except DesignError as e:
         report.fail("design", str(e))
         return report
-    checks = importlib.import_module(f"chipgym.tasks.chip.{task}.checks")
-    checks.run(design, report, **options)
+    chip_task.check(design, report, **options)
     return report

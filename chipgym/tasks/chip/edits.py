@@ -1,7 +1,7 @@
 """Text edits of a design folder: ``[[edit]]`` tables (``file``, ``old``, ``new``) where ``old`` occurs exactly once.
 
-Mutants (:mod:`chipgym.tasks.chip.cpu.mutants`) and generated designs (:mod:`chipgym.tasks.chip.cpu.generator`)
-are both a fixture with edits applied.
+A task's mutants (the cpu's ``mutants.py``) and generated designs (the cpu's ``generator.py``) are both a
+fixture with edits applied.
 
 >>> import tempfile
 >>> folder = Path(tempfile.mkdtemp())

@@ -5,13 +5,12 @@ reported per program (the first divergence of each).
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from chipgym.engines.yosys import elaborate
 from chipgym.errors import BuildError, TimingModelError
 from chipgym.tasks.chip.cpu.arch import load_arch
-from chipgym.tasks.chip.cpu.heldout import SEED_ENV, heldout_failure, heldout_programs
+from chipgym.tasks.chip.cpu.heldout import heldout_programs
 from chipgym.tasks.chip.cpu.lockstep import lockstep, predict
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import Run, execute
@@ -19,6 +18,8 @@ from chipgym.tasks.chip.cpu.testbench import HARNESS, SimResult, divergence, sim
 from chipgym.tasks.chip.cpu.workloads import programs as public_programs
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.formal import formal_check
+from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.chip.grading_seed import heldout_failure
 from chipgym.tasks.chip.ports import load_ports, port_problems
 from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.verilator import build
@@ -45,8 +46,8 @@ def run(design: Design, report: CheckReport, programs: list[Program] | None = No
         heldout: bool = True) -> None:
     """Check ``design`` and record failures, timings and per-program cycle counts in ``report``.
 
-    ``heldout=False`` never adds the held-out kernels, even with ``$CHIPGYM_GRADING_SEED`` set (for
-    feedback an agent sees)."""
+    The held-out kernels of the grading seed (``grading_seed``, else ``$CHIPGYM_GRADING_SEED``) are added
+    unless ``heldout=False`` (for feedback an agent sees)."""
     arch = load_arch()
     with report.timed("ports"):
         if not _ports(design, report):
@@ -59,8 +60,8 @@ def run(design: Design, report: CheckReport, programs: list[Program] | None = No
             return
     progs = list(programs) if programs is not None else public_programs()
     public = len(progs)
-    if heldout and (grading_seed is not None or SEED_ENV in os.environ):
-        progs += heldout_programs(grading_seed)
+    if heldout and (seed := resolve_seed(grading_seed)) is not None:
+        progs += heldout_programs(seed)
 
     def fail(check: str, index: int, detail: str) -> None:
         """A failure on a held-out program names only its index: its details would tell about the program."""

@@ -1,6 +1,6 @@
 """Held-out kernels for grading, generated from a secret seed that is never committed.
 
-The seed comes from the ``seed`` argument or the ``CHIPGYM_GRADING_SEED`` environment variable.
+The seed comes from the ``seed`` argument or ``$CHIPGYM_GRADING_SEED`` (:mod:`chipgym.tasks.chip.grading_seed`).
 Each kernel gets a random size (10,000-16,000 retirements), random data and a random
 register renaming, so a design cannot be tuned to the public kernels' exact code.
 
@@ -9,13 +9,12 @@ register renaming, so a design cannot be tuned to the public kernels' exact code
 """
 from __future__ import annotations
 
-import os
 import random
 
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, random_program
+from chipgym.tasks.chip.grading_seed import required_grading_seed
 
-SEED_ENV = "CHIPGYM_GRADING_SEED"
 # Size ranges per kernel that keep retirements within 10,000-16,000 instructions.
 SIZES = {
     "memcpy": (1700, 2040), "dot_product": (1300, 1500), "bubble_sort": (53, 62),
@@ -24,23 +23,9 @@ SIZES = {
 FREE = [f"r{i}" for i in range(1, 13)]  # r13-r15 keep their roles (stack, link) in kernels
 
 
-def grading_seed(seed: int | None = None) -> int:
-    """The grading seed: ``seed`` if given, else ``$CHIPGYM_GRADING_SEED``; raises if neither."""
-    if seed is not None:
-        return seed
-    if SEED_ENV not in os.environ:
-        raise RuntimeError(f"held-out kernels need a grading seed: pass one or set {SEED_ENV}")
-    return int(os.environ[SEED_ENV], 0)
-
-
-def heldout_failure(index: int | None) -> str:
-    """All a failure on held-out program ``index`` (None: on every one) may say, beside the check's name."""
-    return "held-out programs" if index is None else f"held-out program {index}"
-
-
 def heldout_programs(seed: int | None = None, count: int = 8) -> list[Program]:
     """``count`` held-out programs: renamed, resized kernels and one long random program."""
-    rng = random.Random(grading_seed(seed))
+    rng = random.Random(required_grading_seed(seed))
     out = []
     for i in range(count - 1):
         name = rng.choice(sorted(KERNELS))

@@ -1,0 +1,142 @@
+"""The chip-task interface: everything the env, the checks, the scorer and gate-level energy know of a task.
+
+A task is a folder ``tasks/chip/<name>/`` with a ``task.toml`` (its identity, the files it shows an agent,
+its trusted harness and port contract, what is hidden) and a :class:`ChipTask` subclass that adds what only
+the task knows: how to check a design, which workloads are graded under a seed, how to run one on a
+synthesized netlist, and how the runs become T and E. :mod:`chipgym.tasks.chip.registry` maps names to tasks.
+
+>>> from chipgym.tasks.chip.registry import load_task
+>>> task = load_task("cpu")
+>>> task.name, task.top, task.simulation_ports[:2], sorted(task.fixtures)
+('cpu', 'chipgym_cpu', ('ret_valid', 'ret_pc'), ['multicycle', 'pipelined'])
+>>> sorted(task.agent_text())
+['contracts', 'ports', 'task', 'workloads']
+"""
+from __future__ import annotations
+
+import tomllib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Mapping
+
+from chipgym.errors import DataError
+from chipgym.tasks.chip.design import Design
+from chipgym.tasks.chip.ports import PortContract, load_ports
+from chipgym.tasks.chip.report import CheckReport
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One workload the scorer runs on the synthesized netlist."""
+
+    name: str
+    graded: bool
+    """counted in T and E; False: only checked at gate level (the cpu's fault programs)"""
+    heldout: int | None
+    """its index among the held-out workloads (a failure on it may say no more), None for a public one"""
+    data: Any = field(repr=False, compare=False)
+    """what the task needs to run it (the cpu: the reference's run of the program)"""
+
+
+@dataclass(frozen=True)
+class GateRun:
+    """A workload's run on the synthesized netlist."""
+
+    workload: str
+    cycles: int
+    """cycles until the run ended (the cpu: halted or faulted; a network: drained)"""
+    toggles: list[int]
+    """per bit of the netlist's ``chipgym_nets`` port, the cycles in which it changed (the energy's input)"""
+    problem: str | None
+    """the first way the netlist's run (or the checked RTL's, beside it) differs from what the task requires"""
+    figures: dict[str, int] = field(default_factory=dict)
+    """the task's own counts for the score's workload record (the cpu: ``{"retired": N}``)"""
+
+
+class ChipTask(ABC):
+    """A chip task, described by ``folder/task.toml``; subclasses implement the abstract methods."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        path = folder / "task.toml"
+        try:
+            meta = tomllib.loads(path.read_text())
+            self.name: str = meta["name"]
+            self.prompt: Path = folder / meta["prompt"]
+            self.contracts: tuple[Path, ...] = tuple(folder / name for name in meta["contracts"])
+            self.ports: Path = folder / meta["ports"]
+            self.harness: Path = folder / meta["harness"]
+            self.formal_properties: Path = folder / meta["formal_properties"]
+            self.simulation_groups: tuple[str, ...] = tuple(meta["simulation_groups"])
+            self.workload_noun: str = meta["workload_noun"]
+            self.profiles: tuple[str, ...] = tuple(meta["profiles"])
+        except KeyError as e:
+            raise DataError(f"{path}: no key {e}") from None
+        except (OSError, tomllib.TOMLDecodeError, TypeError) as e:
+            raise DataError(f"{path}: {type(e).__name__}: {e}") from None
+        files = (self.prompt, *self.contracts, self.ports, self.harness, self.formal_properties)
+        missing = [p for p in files if not p.is_file()]
+        if missing:
+            raise DataError(f"{path}: names {missing[0].relative_to(folder)}, which is not a file")
+
+    @cached_property
+    def port_contract(self) -> PortContract:
+        return load_ports(self.ports)
+
+    @property
+    def top(self) -> str:
+        """The top module every design of the task must have."""
+        return self.port_contract.top
+
+    @cached_property
+    def simulation_ports(self) -> tuple[str, ...]:
+        """Outputs only the trusted harness reads: synthesis makes them internal and drops what only feeds them."""
+        return tuple(p.name for p in self.port_contract.ports if p.group in self.simulation_groups)
+
+    @cached_property
+    def fixtures(self) -> dict[str, Path]:
+        """Starting points that pass every check: ``fixtures/<name>/`` with a design.toml."""
+        folders = sorted(p for p in (self.folder / "fixtures").iterdir() if (p / "design.toml").is_file())
+        return {p.name: p for p in folders}
+
+    def agent_text(self) -> dict[str, str]:
+        """What an agent is shown of the task: ``task`` (the prompt), ``contracts`` (each contract file under a
+        ``== name ==`` header), ``ports`` (the port contract) and ``workloads``."""
+        contracts = "\n\n".join(f"== {p.relative_to(self.folder)} ==\n{p.read_text()}" for p in self.contracts)
+        return {"task": self.prompt.read_text(), "contracts": contracts, "ports": self.ports.read_text(),
+                "workloads": self.workloads_text()}
+
+    @abstractmethod
+    def workloads_text(self) -> str:
+        """The public workloads as an agent reads them (what the public check runs; that grading adds held-out ones)."""
+
+    @abstractmethod
+    def public_workloads(self) -> tuple[str, ...]:
+        """Names of the workloads the public check runs (``check`` with ``heldout=False``), in its order."""
+
+    @abstractmethod
+    def check(self, design: Design, report: CheckReport, *, grading_seed: int | None = None, formal: bool = True,
+              heldout: bool = True, **options) -> None:
+        """Run every check on ``design`` and record failures, ``report.timed`` timings and, per workload that
+        passed, ``report.stats[name]`` in ``report``. Held-out workloads run when ``heldout`` and a grading seed
+        resolves (:func:`chipgym.tasks.chip.grading_seed.grading_seed`); a failure on one says only
+        :func:`~chipgym.tasks.chip.grading_seed.heldout_failure`. A lockstep failure's detail starts with
+        ``"<workload>:"`` (``"timing model:"`` when the model failed as a whole)."""
+
+    @abstractmethod
+    def scored_workloads(self, grading_seed: int | None) -> list[Workload]:
+        """What the scorer runs at gate level, in order: the public graded workloads, the held-out ones of
+        ``grading_seed`` (none when None), then any checked only."""
+
+    @abstractmethod
+    def gate_level(self, gate_binary: Path, rtl_binary: Path, design: Design, workload: Workload) -> GateRun:
+        """Run ``workload`` on the netlist's simulator ``gate_binary`` (this task's harness built with
+        ``-DCHIPGYM_GATE_LEVEL=WORDS``) and compare it with the reference and with the checked RTL's simulator
+        ``rtl_binary``. A simulator that crashes raises :class:`~chipgym.errors.FlowUnavailable`."""
+
+    @abstractmethod
+    def cost_terms(self, workloads: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
+        """T (us) and E (nJ) of the score from the graded workloads' records (``cycles``, ``T_us``, ``E_nJ`` and
+        the :attr:`GateRun.figures`, by workload name)."""
