@@ -11,6 +11,8 @@ from chipgym.engines.yosys import elaborate
 from chipgym.errors import BuildError, TimingModelError
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.formal import formal_check
+from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.chip.grading_seed import heldout_failure
 from chipgym.tasks.chip.noc.arch import load_arch
 from chipgym.tasks.chip.noc.heldout import heldout_traces
 from chipgym.tasks.chip.noc.lockstep import lockstep, predict
@@ -27,10 +29,6 @@ FORMAL_DEPTH = 8  # cycles after reset that bmc3 covers (docs/noc.md has the tim
 TIMED_OUT = "timed out after"
 
 
-def heldout_failure(index: int | None) -> str:
-    return "held-out traces" if index is None else f"held-out trace {index}"
-
-
 def _ports(design: Design, report: CheckReport) -> bool:
     contract = load_ports(DV / "ports.xml")
     if design.top != contract.top:
@@ -45,7 +43,7 @@ def _ports(design: Design, report: CheckReport) -> bool:
 def run(design: Design, report: CheckReport, traces: list[Trace] | None = None, grading_seed: int | None = None,
         stall_seeds: tuple[int, ...] = (1,), formal: bool = True, heldout: bool = True) -> None:
     """Check ``design`` and record failures, timings and per-trace drain cycles in ``report``; held-out traces
-    run when ``heldout`` and ``grading_seed`` is not None."""
+    run when ``heldout`` and a grading seed resolves (``grading_seed`` or ``$CHIPGYM_GRADING_SEED``)."""
     arch = load_arch()
     with report.timed("ports"):
         if not _ports(design, report):
@@ -58,8 +56,8 @@ def run(design: Design, report: CheckReport, traces: list[Trace] | None = None, 
             return
     all_traces = list(traces) if traces is not None else public_traces()
     public = len(all_traces)
-    if heldout and grading_seed is not None:
-        all_traces += heldout_traces(grading_seed)
+    if heldout and (seed := resolve_seed(grading_seed)) is not None:
+        all_traces += heldout_traces(seed)
 
     def fail(check: str, index: int, detail: str) -> None:
         report.fail(check, detail if index < public else heldout_failure(index - public))
