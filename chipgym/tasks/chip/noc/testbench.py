@@ -96,6 +96,9 @@ def received(got: SimResult, endpoint: int, arch: Arch) -> tuple[dict[int, list[
         src, dst = arch.field(head, "src"), arch.field(head, "dst")
         if dst != endpoint:
             return packets, f"cycle {cycle}: a packet for endpoint {dst} from source {src} {_flits(current)}"
+        if arch.field(head, "length") + 1 != len(current):
+            return packets, (f"cycle {cycle}: a packet whose head says {arch.field(head, 'length')} payload flits "
+                             f"ends after {len(current) - 1} {_flits(current)}")
         packets.setdefault(src, []).append(tuple(current))
         current = []
     if current:
