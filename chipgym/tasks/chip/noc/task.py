@@ -1,12 +1,13 @@
 """The ``noc`` task behind the chip-task interface (see :mod:`chipgym.tasks.chip.task`).
 
-T is the weighted mean time to drain a graded trace, E the weighted mean gate-level energy of one.
+T is the time to drain a graded trace, E its gate-level energy, both per :data:`FLITS` delivered flits and
+weighted means over the graded traces.
 
 >>> TASK.public_workloads()[:2], len(TASK.public_workloads())
 (('uniform-0.1', 'uniform-0.3'), 15)
->>> TASK.cost_terms({"a": {"cycles": 100, "T_us": 0.8, "E_nJ": 0.2, "weight_percent": 100},
-...                  "b": {"cycles": 100, "T_us": 2.0, "E_nJ": 0.8, "weight_percent": 50}})
-(1.2, 0.4)
+>>> TASK.cost_terms({"a": {"cycles": 100, "T_us": 0.8, "E_nJ": 0.2, "flits": 400, "weight_percent": 100},
+...                  "b": {"cycles": 100, "T_us": 2.0, "E_nJ": 1.0, "flits": 400, "weight_percent": 50}})
+(30.0, 11.666666666666666)
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from chipgym.tasks.chip.noc.workloads import SCORED, public_traces, scored_trace
 from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.task import ChipTask, GateRun, Workload
 
+FLITS = 10_000
+"""T and E are per this many delivered flits (a scored trace has 250-800)"""
 CHECKED_ONLY = ("hol-blocking-1.0", "slow-ejection")
 """public traces the scorer also runs on the netlist (with back-pressure) without grading them"""
 
@@ -50,11 +53,11 @@ class NocTask(ChipTask):
         return gate_level(gate_binary, rtl_binary, workload.data)
 
     def cost_terms(self, workloads: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
-        """The weighted means over the graded traces of the drain time (us) and the energy (nJ)."""
+        """The weighted means over the graded traces of the drain time (us) and the energy (nJ) per :data:`FLITS`."""
         runs = workloads.values()
         total = sum(r["weight_percent"] for r in runs)
-        return (sum(r["T_us"] * r["weight_percent"] for r in runs) / total,
-                sum(r["E_nJ"] * r["weight_percent"] for r in runs) / total)
+        return tuple(sum(r[term] / r["flits"] * r["weight_percent"] for r in runs) / total * FLITS
+                     for term in ("T_us", "E_nJ"))
 
 
 @cache
