@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipgym.engines.yosys import elaborate
 from chipgym.errors import BuildError, TimingModelError
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.formal import formal_check
@@ -19,7 +18,7 @@ from chipgym.tasks.chip.noc.lockstep import lockstep, predict
 from chipgym.tasks.chip.noc.testbench import HARNESS, SimResult, divergence, simulate
 from chipgym.tasks.chip.noc.traffic import Trace
 from chipgym.tasks.chip.noc.workloads import public_traces
-from chipgym.tasks.chip.ports import load_ports, port_problems
+from chipgym.tasks.chip.ports import design_port_problems, load_ports
 from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.verilator import build
 
@@ -30,12 +29,7 @@ TIMED_OUT = "timed out after"
 
 
 def _ports(design: Design, report: CheckReport) -> bool:
-    contract = load_ports(DV / "ports.xml")
-    if design.top != contract.top:
-        report.fail("ports", f"design.toml top is {design.top!r}, the contract requires {contract.top!r}")
-        return False
-    e = elaborate(design.rtl, design.top)
-    for problem in e.problems or port_problems(contract, e.ports, contract.groups()):
+    for problem in design_port_problems(design, load_ports(DV / "ports.xml")):
         report.fail("ports", problem)
     return report.passed
 

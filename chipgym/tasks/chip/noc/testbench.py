@@ -3,8 +3,10 @@
 >>> from chipgym.tasks.chip.noc.traffic import Packet, Trace
 >>> t = Trace("demo", (Packet(0, 3, 0, (0x43, 0x1)),))
 >>> divergence(t, SimResult({3: [(2, 0x43, 0), (3, 0x1, 1)]}, 3))
+>>> divergence(t, SimResult({3: [(2, 0x43, 0), (3, 0x2, 1)]}, 3))
+'demo: endpoint 3: packet 0 from source 0: expected 2 flits [0x43 0x1], got 2 [0x43 0x2]'
 >>> divergence(t, SimResult({3: [(2, 0x43, 1)]}, 2))
-'demo: endpoint 3: packet 0 from source 0: expected 2 flits [0x43 0x1], got 1 [0x43]'
+'demo: endpoint 3: cycle 2: a packet whose head says 1 payload flits ends after 0 [0x43]'
 """
 from __future__ import annotations
 
