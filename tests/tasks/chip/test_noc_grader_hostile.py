@@ -77,3 +77,14 @@ def test_a_heldout_functional_failure_says_only_its_index(tmp_path):
     report = check_design(design, task="noc", traces=[], formal=False, grading_seed=TEST_SEED)
     details = [f.detail for f in report.failures]
     assert details and all(d.startswith("held-out program ") for d in details), details
+
+
+def test_a_missing_port_stops_at_the_ports_check(tmp_path):
+    design = copy(tmp_path / "d")
+    edit(design / RTL, ", output reg [7:0] out_last\n", "\n")
+    edit(design / RTL, "      out_last[o] = front[owner[o]][16];\n", "")
+    edit(design / RTL, "if (out_valid[o] && out_ready[o] && out_last[o]) begin",
+         "if (out_valid[o] && out_ready[o] && front[owner[o]][16]) begin")
+    report = check_design(design, task="noc", traces=SHORT)
+    assert report.failed_checks() == ["ports"] and "missing port out_last" in report.failures[0].detail
+    assert sorted(report.timings) == ["ports"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipgym.errors import BuildError, TimingModelError
+from chipgym.errors import TimingModelError
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.formal import formal_check
 from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
@@ -18,9 +18,8 @@ from chipgym.tasks.chip.noc.lockstep import lockstep, predict
 from chipgym.tasks.chip.noc.testbench import HARNESS, SimResult, divergence, simulate
 from chipgym.tasks.chip.noc.traffic import Trace
 from chipgym.tasks.chip.noc.workloads import public_traces
-from chipgym.tasks.chip.ports import design_port_problems, load_ports
 from chipgym.tasks.chip.report import CheckReport
-from chipgym.tasks.chip.verilator import build
+from chipgym.tasks.chip.structural import structural_checks
 
 DV = Path(__file__).parent / "dv"
 STALL_PERMILLE = 250
@@ -28,26 +27,13 @@ FORMAL_DEPTH = 6  # cycles after reset that bmc3 covers: 6 take about 20 s on th
 TIMED_OUT = "timed out after"
 
 
-def _ports(design: Design, report: CheckReport) -> bool:
-    for problem in design_port_problems(design, load_ports(DV / "ports.xml")):
-        report.fail("ports", problem)
-    return report.passed
-
-
 def run(design: Design, report: CheckReport, traces: list[Trace] | None = None, grading_seed: int | None = None,
         stall_seeds: tuple[int, ...] = (1,), formal: bool = True, heldout: bool = True) -> None:
     """Check ``design`` and record failures, timings and per-trace drain cycles in ``report``; held-out traces
     run when ``heldout`` and a grading seed resolves (``grading_seed`` or ``$CHIPGYM_GRADING_SEED``)."""
     arch = load_arch()
-    with report.timed("ports"):
-        if not _ports(design, report):
-            return
-    with report.timed("build"):
-        try:
-            binary = build(design, HARNESS)
-        except BuildError as e:
-            report.fail("build", str(e))
-            return
+    if (binary := structural_checks(design, report, DV / "ports.xml", HARNESS)) is None:
+        return
     all_traces = list(traces) if traces is not None else public_traces()
     public = len(all_traces)
     if heldout and (seed := resolve_seed(grading_seed)) is not None:
