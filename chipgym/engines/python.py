@@ -15,7 +15,7 @@ from chipgym.errors import TimingModelError
 
 PYTHON = "/usr/bin/python3"  # Debian's: the sandbox shows /usr only
 
-PREDICT = r"""
+_LOAD = r"""
 import importlib.util, json, os, sys
 from types import SimpleNamespace
 
@@ -33,6 +33,8 @@ model = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(model)
 if not callable(getattr(model, "predict", None)):
     sys.exit(f"{sys.argv[1]} defines no predict(run, latency)")
+"""
+PREDICT = _LOAD + r"""
 results = []
 for run in job["runs"]:
     try:
@@ -43,13 +45,27 @@ for run in job["runs"]:
         results.append({"error": f"timing model raised {type(e).__name__}: {e}"})
 json.dump(results, out)
 """
+PREDICT_AS_IS = _LOAD + r"""
+results = []
+for run in job["runs"]:
+    try:
+        p = model.predict(attrs(run), dict(job["latency"]))
+        json.dumps(p, allow_nan=False)
+        results.append({"prediction": p})
+    except Exception as e:
+        results.append({"error": f"timing model raised {type(e).__name__}: {e}"})
+json.dump(results, out)
+"""
 
 
-def run_timing_model(model: Path, runs: list[dict], latency: dict[str, int], timeout: float) -> list[dict]:
+def run_timing_model(model: Path, runs: list[dict], latency: dict[str, int], timeout: float,
+                     as_is: bool = False) -> list[dict]:
     """The model's prediction for each of ``runs`` (JSON-ready dicts), or TimingModelError when it could not
-    be loaded or run at all."""
+    be loaded or run at all. ``latency`` is the second argument of ``predict``. With ``as_is``, each result is
+    ``{"prediction": what predict returned}`` (any JSON value, for the task to check) or ``{"error": ...}``."""
     job = json.dumps({"runs": runs, "latency": latency})
-    result = run_tool([PYTHON, "-I", "-c", PREDICT, str(model.resolve())], stdin=job, timeout=timeout,
+    script = PREDICT_AS_IS if as_is else PREDICT
+    result = run_tool([PYTHON, "-I", "-c", script, str(model.resolve())], stdin=job, timeout=timeout,
                       readable=(model.resolve().parent,))
     if not result.ok:
         raise TimingModelError(result.tail(5))

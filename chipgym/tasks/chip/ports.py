@@ -13,6 +13,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+from chipgym.engines.yosys import elaborate
+from chipgym.tasks.chip.design import Design
+
 
 @dataclass(frozen=True)
 class Port:
@@ -56,3 +59,12 @@ def port_problems(contract: PortContract, actual: dict[str, tuple[str, int]], gr
     ]
     problems += [f"unexpected port {n}" for n in actual if n not in expected]
     return problems
+
+
+def design_port_problems(design: Design, contract: PortContract) -> list[str]:
+    """Why ``design`` does not have the contract's top module and ports, all ``groups`` enabled (empty if it does):
+    yosys elaborates it (syntax errors, missing modules and combinational loops show here)."""
+    if design.top != contract.top:
+        return [f"design.toml top is {design.top!r}, the contract requires {contract.top!r}"]
+    e = elaborate(design.rtl, design.top)
+    return e.problems or port_problems(contract, e.ports, contract.groups())

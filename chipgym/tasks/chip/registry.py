@@ -4,13 +4,13 @@ A task registers by a line in :data:`TASKS`: its name, and the module that holds
 ``TASK``. A task's module is imported when it is first loaded; each name gives one task object.
 
 >>> task_names()
-('cpu',)
+('cpu', 'noc')
 >>> load_task("cpu").name
 'cpu'
 >>> load_task("gpu")
 Traceback (most recent call last):
 ...
-ValueError: unknown chip task 'gpu' (known: cpu)
+ValueError: unknown chip task 'gpu' (known: cpu, noc)
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from chipgym.tasks.chip.task import ChipTask
 
 TASKS = {
     "cpu": "chipgym.tasks.chip.cpu.task",
+    "noc": "chipgym.tasks.chip.noc.task",
 }
 
 

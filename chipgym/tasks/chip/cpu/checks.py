@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipgym.engines.yosys import elaborate
-from chipgym.errors import BuildError, TimingModelError
+from chipgym.errors import TimingModelError
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.heldout import heldout_programs
 from chipgym.tasks.chip.cpu.lockstep import lockstep, predict
@@ -20,25 +19,13 @@ from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.formal import formal_check
 from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
 from chipgym.tasks.chip.grading_seed import heldout_failure
-from chipgym.tasks.chip.ports import load_ports, port_problems
 from chipgym.tasks.chip.report import CheckReport
-from chipgym.tasks.chip.verilator import build
+from chipgym.tasks.chip.structural import structural_checks
 
 DV = Path(__file__).parent / "dv"
 STALL_PERMILLE = 250
 TIMED_OUT = "timed out after"  # in the error of a simulation that run_tool killed
 FORMAL_DEPTH = 64  # cycles after reset that bmc3 covers (see docs/scoring.md for times)
-
-
-def _ports(design: Design, report: CheckReport) -> bool:
-    contract = load_ports(DV / "ports.xml")
-    if design.top != contract.top:
-        report.fail("ports", f"design.toml top is {design.top!r}, the contract requires {contract.top!r}")
-        return False
-    e = elaborate(design.rtl, design.top)
-    for problem in e.problems or port_problems(contract, e.ports, contract.groups()):
-        report.fail("ports", problem)
-    return report.passed
 
 
 def run(design: Design, report: CheckReport, programs: list[Program] | None = None,
@@ -49,15 +36,8 @@ def run(design: Design, report: CheckReport, programs: list[Program] | None = No
     The held-out kernels of the grading seed (``grading_seed``, else ``$CHIPGYM_GRADING_SEED``) are added
     unless ``heldout=False`` (for feedback an agent sees)."""
     arch = load_arch()
-    with report.timed("ports"):
-        if not _ports(design, report):
-            return
-    with report.timed("build"):
-        try:
-            binary = build(design, HARNESS)
-        except BuildError as e:
-            report.fail("build", str(e))
-            return
+    if (binary := structural_checks(design, report, DV / "ports.xml", HARNESS)) is None:
+        return
     progs = list(programs) if programs is not None else public_programs()
     public = len(progs)
     if heldout and (seed := resolve_seed(grading_seed)) is not None:
