@@ -279,7 +279,7 @@ class RtlDesignEnv(TextActionEnv):
     def _check(self, estimate: bool) -> StepOutcome:
         outcome, seconds = self._checked(estimate)
         total = len(self._task.public_workloads())
-        lines = [_verdict(outcome, total)]
+        lines = [_verdict(outcome, total, self._task.workload)]
         lines += [f"{check}: {detail}" for check, detail in outcome.failures[:MAX_FAILURES]]
         if len(outcome.failures) > MAX_FAILURES:
             lines.append(f"... and {len(outcome.failures) - MAX_FAILURES} more failures")
@@ -477,13 +477,13 @@ class RtlDesignEnv(TextActionEnv):
         super().close()
 
 
-def _verdict(outcome: CheckOutcome, total: int) -> str:
+def _verdict(outcome: CheckOutcome, total: int, workload: str) -> str:
     if outcome.status == Status.UNAVAILABLE:
         return f"Check unavailable (not the design's fault): {outcome.reason}"
     if outcome.status == Status.OK:
-        return f"Check: PASS. All {total} public programs pass."
+        return f"Check: PASS. All {total} public {workload}s pass."
     failed = ", ".join(sorted({check for check, _ in outcome.failures}))
-    return f"Check: FAIL in {failed}. {outcome.programs_passed} of {total} public programs pass."
+    return f"Check: FAIL in {failed}. {outcome.programs_passed} of {total} public {workload}s pass."
 
 
 def _public_score(details: dict[str, Any], public: tuple[str, ...]) -> dict[str, Any]:

@@ -209,7 +209,7 @@ def _score(task: ChipTask, design: Design, prof: Profile, seed: int | None, phys
             stage(f"gate-level: {workload.name}")
             run = task.gate_level(built.simulator.binary, rtl, design, workload)
             if run.problem:
-                problem = run.problem if workload.heldout is None else heldout_failure(workload.heldout)
+                problem = run.problem if workload.heldout is None else heldout_failure(workload.heldout, task.workload)
                 score.status, score.failures = Status.FAILED, [Failure("gate-level", f"synthesized netlist: {problem}")]
                 return
             if not workload.graded:

@@ -6,7 +6,7 @@ Every layer (the task's checks, the scorer, the env) resolves it here.
 
 >>> grading_seed(1234)
 1234
->>> heldout_failure(2)
+>>> heldout_failure(2, "program")
 'held-out program 2'
 """
 from __future__ import annotations
@@ -35,6 +35,7 @@ def required_grading_seed(seed: int | None = None) -> int:
     return resolved
 
 
-def heldout_failure(index: int | None) -> str:
-    """All a failure on held-out workload ``index`` (None: on every one) may say, beside the check's name."""
-    return "held-out programs" if index is None else f"held-out program {index}"
+def heldout_failure(index: int | None, workload: str) -> str:
+    """All a failure on held-out workload ``index`` (None: on every one) may say, beside the check's name;
+    ``workload`` is the task's noun for one (:attr:`chipgym.tasks.chip.task.ChipTask.workload`)."""
+    return f"held-out {workload}s" if index is None else f"held-out {workload} {index}"

@@ -59,6 +59,9 @@ class GateRun:
 class ChipTask(ABC):
     """A chip task, described by ``folder/task.toml``; subclasses implement the abstract methods."""
 
+    workload: str
+    """what one workload of the check is called in feedback ("program", "traffic trace")"""
+
     def __init__(self, folder: Path):
         self.folder = folder
         path = folder / "task.toml"

@@ -28,7 +28,8 @@ def test_a_malformed_seed_is_an_error_that_does_not_repeat_it(monkeypatch):
 
 
 def test_a_heldout_failure_says_only_its_index():
-    assert (heldout_failure(3), heldout_failure(None)) == ("held-out program 3", "held-out programs")
+    assert heldout_failure(3, "program") == "held-out program 3"
+    assert heldout_failure(None, "traffic trace") == "held-out traffic traces"
 
 
 def test_no_other_module_reads_the_seed_variable():

@@ -50,8 +50,8 @@ def test_a_network_that_never_accepts_ends_in_the_watchdog(tmp_path):
 
 
 @pytest.mark.parametrize("exception, expected", [
-    ("ValueError", [f"held-out program {i}" for i in range(6)]),
-    ("SystemExit", ["held-out programs"]),  # the model's whole process fails, printing the trace
+    ("ValueError", [f"held-out traffic trace {i}" for i in range(6)]),
+    ("SystemExit", ["held-out traffic traces"]),  # the model's whole process fails, printing the trace
 ])
 def test_a_timing_model_cannot_show_heldout_traffic(tmp_path, exception, expected):
     design = copy(tmp_path / "d")
@@ -76,7 +76,7 @@ def test_a_heldout_functional_failure_says_only_its_index(tmp_path):
          "out_data[16*o +: 16] = front[owner[o]][15:0] ^ (o == 6 && owner[o] == 1 ? 16'h0100 : 16'h0000);")
     report = check_design(design, task="noc", traces=[], formal=False, grading_seed=TEST_SEED)
     details = [f.detail for f in report.failures]
-    assert details and all(d.startswith("held-out program ") for d in details), details
+    assert details and all(d.startswith("held-out traffic trace ") for d in details), details
 
 
 def test_a_missing_port_stops_at_the_ports_check(tmp_path):

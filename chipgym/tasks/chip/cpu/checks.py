@@ -24,6 +24,7 @@ from chipgym.tasks.chip.structural import structural_checks
 
 DV = Path(__file__).parent / "dv"
 STALL_PERMILLE = 250
+WORKLOAD = "program"  # what one workload of the check is called in feedback
 TIMED_OUT = "timed out after"  # in the error of a simulation that run_tool killed
 FORMAL_DEPTH = 64  # cycles after reset that bmc3 covers (see docs/scoring.md for times)
 
@@ -45,7 +46,7 @@ def run(design: Design, report: CheckReport, programs: list[Program] | None = No
 
     def fail(check: str, index: int, detail: str) -> None:
         """A failure on a held-out program names only its index: its details would tell about the program."""
-        report.fail(check, detail if index < public else heldout_failure(index - public))
+        report.fail(check, detail if index < public else heldout_failure(index - public, WORKLOAD))
 
     latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
     traces = []
@@ -76,7 +77,7 @@ def run(design: Design, report: CheckReport, programs: list[Program] | None = No
             report.fail("lockstep", problem)
         hidden = [t for t in traces if t[0] >= public]
         for index, problem in _lockstep(design, hidden, latency) if hidden else ():
-            report.fail("lockstep", heldout_failure(None if index is None else index - public))
+            report.fail("lockstep", heldout_failure(None if index is None else index - public, WORKLOAD))
     if formal:
         with report.timed("formal"):
             for problem in formal_check(design, DV / "formal.sv", depth=FORMAL_DEPTH):

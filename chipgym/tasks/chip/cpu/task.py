@@ -28,6 +28,7 @@ INSTRUCTIONS = 10_000
 
 class CpuTask(ChipTask):
     generator = generator
+    workload = checks.WORKLOAD
     """the design generator of ``chipgym/CpuKnobs-v0`` (knob vector -> design folder)"""
 
     def workloads_text(self) -> str:

@@ -23,6 +23,7 @@ from chipgym.tasks.chip.structural import structural_checks
 
 DV = Path(__file__).parent / "dv"
 STALL_PERMILLE = 250
+WORKLOAD = "traffic trace"  # what one workload of the check is called in feedback
 FORMAL_DEPTH = 6  # cycles after reset that bmc3 covers: 6 take about 20 s on the crossbar, 8 over 5 min
 TIMED_OUT = "timed out after"
 
@@ -40,7 +41,7 @@ def run(design: Design, report: CheckReport, traces: list[Trace] | None = None, 
         all_traces += heldout_traces(seed)
 
     def fail(check: str, index: int, detail: str) -> None:
-        report.fail(check, detail if index < public else heldout_failure(index - public))
+        report.fail(check, detail if index < public else heldout_failure(index - public, WORKLOAD))
 
     runs = []
     for index, trace in enumerate(all_traces):
@@ -67,7 +68,7 @@ def run(design: Design, report: CheckReport, traces: list[Trace] | None = None, 
             report.fail("lockstep", problem)
         hidden = [r for r in runs if r[0] >= public]
         for index, _ in _lockstep(design, hidden, arch.endpoints) if hidden else ():
-            report.fail("lockstep", heldout_failure(None if index is None else index - public))
+            report.fail("lockstep", heldout_failure(None if index is None else index - public, WORKLOAD))
     if formal:
         with report.timed("formal"):
             for problem in formal_check(design, DV / "formal.sv", depth=FORMAL_DEPTH):

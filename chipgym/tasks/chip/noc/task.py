@@ -31,6 +31,8 @@ CHECKED_ONLY = ("hol-blocking-1.0", "slow-ejection")
 
 
 class NocTask(ChipTask):
+    workload = checks.WORKLOAD
+
     def workloads_text(self) -> str:
         return _workloads_text()
 
