@@ -53,9 +53,10 @@ PROTOCOLS = {
         kept=("rule", "layers"), cuttable=("docs", "examples"), state=("feedback", "script", "tests"),
         ops=drc_actions.OPS),
     "chipgym/RtlDesign-v0": ChatProtocol(
-        "You design the RTL of a small CPU under a fixed contract, with a timing model it must match. Edit the "
-        "files of the design folder, run the public check (simulate steps the design to debug it), then submit; "
-        "a submit is graded (held-out kernels, synthesis, timing, energy) and ends the episode. Every action "
+        "You design the RTL of a chip block (the task says which) under a fixed contract, with a timing model it "
+        "must match. Edit the files of the design folder, run the public check (simulate steps the design to "
+        "debug it, where the task offers it), then submit; a submit is graded (held-out workloads, synthesis, "
+        "timing, energy) and ends the episode. Every action "
         "costs one step of your budget; a check costs one step and minutes of time, so check when a change is "
         "worth it. A reply without an action never ends the episode: it only spends the budget.\n" + _REPLY_RULES,
         kept=("task", "ports"), cuttable=("workloads", "contracts", "files"), state=("feedback", "budget"),

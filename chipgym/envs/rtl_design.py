@@ -1,12 +1,14 @@
-"""``chipgym/RtlDesign-v0``: write the RTL of a small CPU under a fixed contract; rewarded by its cost.
+"""``chipgym/RtlDesign-v0``: write the RTL of a chip task (a small CPU, a network-on-chip) under a fixed
+contract; rewarded by its cost.
 
 ## Description
-After a contract-driven CPU-design benchmark. The agent reads the task, the architecture and ISA contracts
-(XML) and the public workloads, edits the files of a private design folder (Verilog RTL, a Python timing
-model the design must match cycle by cycle, ``design.toml``), runs the public check, and submits. Grading
-runs the checks again with held-out kernels (simulation against an untimed reference, timing-model
-lockstep, a bounded formal gate), then Yosys synthesis, OpenSTA timing and gate-level energy, and rewards
-``1 / (1 + cost)`` with ``cost = (T / 1 us) x (E / 1 nJ) x (A / 10,000 um^2)``.
+After a contract-driven chip-design benchmark. The agent reads the task, its contracts (XML; for ``cpu`` the
+architecture and ISA, for ``noc`` the network's) and the public workloads, edits the files of a private
+design folder (Verilog RTL, a Python timing model the design must match cycle by cycle, ``design.toml``), runs
+the public check, and submits. Grading runs the checks again with held-out workloads (simulation against an
+untimed reference, timing-model lockstep, a bounded formal gate), then Yosys synthesis, OpenSTA timing and
+gate-level energy, and rewards ``1 / (1 + cost)`` with ``cost = (T / T0) x (E / E0) x (A / A0)`` in the
+profile's units (asap7: 1 us, 1 nJ, 10,000 um^2).
 
 ## Action Space
 ``Text``: one JSON object per step, built by :mod:`chipgym.envs.rtl_actions`: ``write``, ``patch`` and
