@@ -119,8 +119,8 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
     seed = resolve_seed(grading_seed)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
     model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
-    key = design.digest(model, prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task, seed_tag,
-                        f"physical={physical}")
+    key = design.digest(model, prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task, chip_task.digest,
+                        seed_tag, f"physical={physical}")
     if (cached := default_cache().get_json("scores", f"{key}.json")) is not None:
         return ChipScore.from_dict(cached)
     score = ChipScore(Status.OK, 0.0, profile, key, period_ps=design.clock_period_ps,

@@ -14,6 +14,7 @@ synthesized netlist, and how the runs become T and E. :mod:`chipgym.tasks.chip.r
 """
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -86,6 +87,16 @@ class ChipTask(ABC):
             raise DataError(f"{path}: names {missing[0].relative_to(folder)}, which is not a file")
 
     @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the task's own files (code, contracts, harness; not its fixtures, mutants or knobs): a score
+        cached under it is redone when the task's checks, workloads or cost terms change."""
+        h = hashlib.sha256()
+        for path in sorted(p for p in self.folder.rglob("*") if p.is_file() and not _design_or_cache(p, self.folder)):
+            h.update(f"{path.relative_to(self.folder)}\0".encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+        return h.hexdigest()
+
+    @cached_property
     def port_contract(self) -> PortContract:
         return load_ports(self.ports)
 
@@ -151,3 +162,9 @@ class ChipTask(ABC):
     def cost_terms(self, workloads: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
         """T (us) and E (nJ) of the score from the graded workloads' records (``cycles``, ``T_us``, ``E_nJ`` and
         the :attr:`GateRun.figures`, by workload name)."""
+
+
+def _design_or_cache(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is in a design folder (a fixture, mutant or knob edit) or a byte-code cache."""
+    parts = path.relative_to(folder).parts
+    return parts[0] in ("fixtures", "mutants", "knobs") or "__pycache__" in parts

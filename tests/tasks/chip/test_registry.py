@@ -63,3 +63,19 @@ def test_a_malformed_task_file_names_the_key_or_the_file(tmp_path):
     (folder / "task.toml").write_text(toml.replace('"isa.xml"', '"isa-v2.xml"'))
     with pytest.raises(DataError, match=r"task.toml: names isa-v2.xml, which is not a file"):
         task_class(folder)
+
+
+@pytest.mark.parametrize("name", task_names())
+def test_the_task_digest_follows_its_code_not_its_designs(name, tmp_path):
+    """Scores are cached under the task's digest: a change to its checks or cost terms must change it."""
+    task = load_task(name)
+    copy = tmp_path / name
+    shutil.copytree(task.folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert type(task)(copy).digest == task.digest
+    fixture = next(iter(task.fixtures))
+    with open(copy / "fixtures" / fixture / "design.toml", "a") as f:
+        f.write("# a design edit\n")
+    assert type(task)(copy).digest == task.digest
+    with open(copy / "task.py", "a") as f:
+        f.write("# a change to the task's code\n")
+    assert type(task)(copy).digest != task.digest
