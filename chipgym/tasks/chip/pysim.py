@@ -3,8 +3,8 @@ hash, and what a task's stepper gives the env.
 
 The library is the entry ``pyverilator/<hash>/design.so`` of :mod:`chipgym.cache`; only a sandboxed worker
 of :mod:`chipgym.engines.pyverilator` ever loads it. A task that offers ``simulate`` returns a
-:class:`Stepper` from :meth:`chipgym.tasks.chip.task.ChipTask.stepper` (the cpu's is
-:class:`chipgym.tasks.chip.cpu.stepping.Stepper`).
+:class:`Stepper` from :meth:`chipgym.tasks.chip.task.ChipTask.stepper` (the cpu task's is in its
+``stepping.py``).
 
 >>> from chipgym.tasks.chip.design import load_design
 >>> library(load_design("chipgym/tasks/chip/cpu/fixtures/multicycle")).name  # doctest: +SKIP
