@@ -7,7 +7,8 @@ of :mod:`chipgym.engines.pyverilator` ever loads it. A task that offers ``simula
 ``stepping.py``).
 
 >>> from chipgym.tasks.chip.design import load_design
->>> library(load_design("chipgym/tasks/chip/cpu/fixtures/multicycle")).name  # doctest: +SKIP
+>>> from chipgym.tasks.chip.registry import load_task
+>>> library(load_design(load_task("cpu").fixtures["multicycle"])).name  # doctest: +SKIP
 'design.so'
 """
 from __future__ import annotations
