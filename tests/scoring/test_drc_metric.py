@@ -244,10 +244,11 @@ def test_the_cli_takes_the_metric_and_prints_the_evaluator_fields(tmp_path):
 
 
 def test_the_timeout_is_per_layout_and_takes_the_evaluators_120_s(tmp_path):
-    """A deck that sleeps 1.5 s on each of 2 layouts passes under a 2 s timeout (it is per layout), and one that
-    sleeps past the default 20 s on one layout passes under 120 s (no hidden cap) and times out under 2 s."""
+    """A deck that sleeps 4 s on each of 2 layouts passes under a 6 s timeout (it is per layout; the 2 s margin is
+    for a loaded machine), and one that sleeps past the default 20 s on one layout passes under 120 s (no hidden
+    cap) and times out under 2 s."""
     problem = write_problem(tmp_path, [[1], [0]])
-    for name, sleep, timeout in (("each", "sleep 1.5", 2), ("long", f"sleep 21 if {WHERE_CLEAN}", 120)):
+    for name, sleep, timeout in (("each", "sleep 4", 6), ("long", f"sleep 21 if {WHERE_CLEAN}", 120)):
         (tmp_path / f"{name}.drc").write_text(GOLD.replace("metal = input(1, 0)\n", f"metal = input(1, 0)\n{sleep}\n"))
         run = chipgym_cli("drc", "grade", problem, tmp_path / f"{name}.drc", "--timeout", timeout, "--json")
         assert run.returncode == 0, run.stderr
