@@ -38,8 +38,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 DEFAULT_MAX_BYTES = 5 << 30
-UNBOUNDED_KINDS = frozenset({"drc"})
-"""kinds never counted against the limit nor evicted (the labelled DRC suites, see above)"""
+UNBOUNDED_KINDS = frozenset({"drc", "secrets"})
+"""kinds never counted against the limit nor evicted (the labelled DRC suites, see above, and this machine's
+DRC grading secret, :func:`chipgym.tasks.grading_seed.drc_grading_secret`)"""
 TEMPORARY = "."
 """the first character of an entry being written or removed, never of a key"""
 STALE_SECONDS = 3600

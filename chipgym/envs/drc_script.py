@@ -25,15 +25,21 @@ hidden layout (with ``grade="markers"``: the same marker geometry), else 0.0. A 
 published Rule2DRC precheck (a GDS file of its data folder has no label row) scores 0.0 whatever the deck.
 For partial credit, wrap the env in :class:`chipgym.wrappers.DrcRewardShaping`.
 
-Two regimes:
+Two regimes, on two disjoint pools of each task's layouts (``docs/datasets.md``):
 
-- ``regime="training"`` (the default): feedback is a learning signal (``info["grade"]``: F1, fraction of
-  layouts matched, error classes). Every submit is graded on fresh layouts made from the hidden ones (turned,
-  mirrored, moved, with a passing layout beside them; :mod:`chipgym.tasks.drc.instances`), labelled by the
-  gold deck then, at least ``instances.MIN_FRESH`` of them, so a deck that remembers earlier verdicts gains
-  nothing.
-- ``regime="evaluation"``: one submit per task for the life of the env, graded on the hidden layouts
-  themselves in an order drawn anew; the agent learns only whether it succeeded.
+- ``regime="training"`` (the default): every submit is graded on a draw of the task's *training* layouts
+  (at least ``MIN_TRAINING_DRAW``, a passing and a failing one of every category among them), never on an
+  evaluation layout, and feedback is a learning signal (``info["grade"]``: F1 and the fraction of layouts
+  matched in eighths, which error classes occurred, whether the deck made up a category). A built-in dataset's
+  training layouts are redraws of the task's scenes, none congruent to an evaluation layout; a published
+  Rule2DRC folder has none, so its tasks take ``regime="evaluation"``.
+- ``regime="evaluation"``: one submit per task for the life of the env, graded on the evaluation layouts;
+  the agent learns only whether it succeeded.
+
+Which training layouts are drawn, and the order in which a deck meets its layouts, come from the grading
+secret (``grading_secret``, else ``$CHIPGYM_GRADING_SEED``, else this machine's own:
+:func:`chipgym.tasks.grading_seed.drc_grading_secret`), never from the reset seed; it is not saved with an
+episode.
 
 An unavailable engine (a worker lost from outside) sets ``info["status"] = "unavailable"`` with reward 0;
 it is never the deck's 0.
@@ -60,6 +66,7 @@ budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_s
   F1 of 1.0, undefined F1 counted as 0, undefined categories only when they fire, KLayout's quoting of names;
   ``docs/rule2drc.md``) on the regime's layouts; ``"rule2drc"`` takes ``grade="verdicts"`` only.
 - ``regime``: ``"training"`` or ``"evaluation"`` (above).
+- ``grading_secret``: the integer the grading draws come from (above); left out of saved episodes.
 - ``max_steps`` (30), ``max_tests`` (32 test layouts), ``timeout`` (seconds of the deck on one layout, 20 by
   default; the published evaluator allows 120).
 - ``timings``: wall-clock times under ``info["seconds"]``. ``render_mode``: ``"rgb_array"`` (the last layout
@@ -83,8 +90,9 @@ budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_s
 
 from __future__ import annotations
 
+import math
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -92,21 +100,21 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from gymnasium import spaces
 
-from chipgym.engines.klayout import DrcCache, DrcPool, DrcResult
+from chipgym.engines.klayout import DrcPool, DrcResult
 from chipgym.envs import drc_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.results import Status
-from chipgym.scoring.drc import Grade, Metric, check_metric, compare, precheck
-from chipgym.tasks.drc import instances
+from chipgym.scoring.drc import (Grade, Metric, check_metric, compare, evaluation_order, graded_cases, precheck,
+                                 training_draw)
 from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
 from chipgym.tasks.drc.load import load_tasks
 from chipgym.tasks.drc.task import DrcTask, DrcTaskView, Testcase
+from chipgym.tasks.grading_seed import drc_grading_secret
 
 DOCS_PATH = Path(__file__).with_name("klayout_drc_reference.md")
 Regime = Literal["training", "evaluation"]
-MAX_TEST_SHAPES = 20_000  # polygons of one test layout, once flattened
-FRESH_TRIES = 3  # fresh layout sets drawn before grading on the hidden ones themselves
+MAX_TEST_SHAPES = 20_000  # polygons of one test layout (or public example), once flattened
 
 
 @dataclass(frozen=True)
@@ -118,6 +126,14 @@ class _AgentTest:
     drawing: bytes  # a flat GDS this process wrote itself
 
 
+@dataclass(frozen=True)
+class _Examples:
+    """A task's public examples as the sandbox read them: their text and flat drawings."""
+
+    text: str
+    drawings: tuple[bytes, ...]
+
+
 @dataclass
 class _Episode:
     task: DrcTask
@@ -125,7 +141,6 @@ class _Episode:
     tests: list[_AgentTest] = field(default_factory=list)
     last_layout: bytes | Path | None = None
     last_markers: dict = field(default_factory=dict)
-    fresh: Future | None = None  # training: this episode's fresh layouts and the gold deck's results on them
 
 
 class DrcScriptEnv(TextActionEnv):
@@ -135,6 +150,7 @@ class DrcScriptEnv(TextActionEnv):
     env_id = "chipgym/DrcScript-v0"
     max_action = drc_actions.MAX_ACTION
     default_max_steps = 30
+    secret_kwargs = ("grading_secret",)
 
     def __init__(
         self,
@@ -147,6 +163,7 @@ class DrcScriptEnv(TextActionEnv):
         max_steps: int | None = None,
         max_tests: int = 32,
         timeout: float = 20.0,
+        grading_secret: int | None = None,
         timings: bool = False,
         render_mode: str | None = None,
     ):
@@ -157,9 +174,15 @@ class DrcScriptEnv(TextActionEnv):
         check_metric(metric, markers=grade == "markers")
         super().__init__({"tasks": tasks, "split": split, "include_docs": include_docs, "grade": grade,
                           "metric": metric, "regime": regime, "max_steps": max_steps, "max_tests": max_tests,
-                          "timeout": timeout, "timings": timings, "render_mode": render_mode},
+                          "timeout": timeout, "grading_secret": grading_secret, "timings": timings,
+                          "render_mode": render_mode},
                          max_steps, timings, render_mode)
         self.tasks = load_tasks(tasks, split)
+        if regime == "training" and (untrained := [t.id for t in self.tasks if not t.training_testcases]):
+            raise ValueError(
+                f"regime='training': {len(untrained)} of the {len(self.tasks)} tasks have no training layouts "
+                f"({', '.join(untrained[:3])}{', ...' if len(untrained) > 3 else ''}); a published Rule2DRC "
+                "folder has one labelled set, which only regime='evaluation' grades")
         self.grade_mode = grade
         self.metric = metric
         self.regime = regime
@@ -169,17 +192,16 @@ class DrcScriptEnv(TextActionEnv):
         if include_docs:
             fields["docs"] = text_space()
         self.observation_space = spaces.Dict(fields)
-        # Three pools: the agent's decks on its own tests, the agent's decks on hidden layouts, and the gold
-        # deck (where it is needed). No deck sees both the agent's tests and a hidden layout, and the
-        # gold deck never runs where an agent's deck has run. Fresh layouts are never seen twice: no cache.
+        # Three pools: the agent's decks on its own tests, the agent's decks on graded layouts, and the gold
+        # deck (markers mode). No deck sees both the agent's tests and a graded layout, and the gold deck
+        # never runs where an agent's deck has run.
         self._pool = DrcPool(workers=1, timeout=timeout)
-        self._grader = DrcPool(workers=1, timeout=timeout, cache=DrcCache(size=0) if regime == "training" else None)
-        needs_gold = regime == "training" or grade == "markers"
-        self._gold = DrcPool(workers=1, timeout=timeout, cache=DrcCache(size=0)) if needs_gold else None
-        self._labeller = ThreadPoolExecutor(1, thread_name_prefix="chipgym-fresh")
-        self._gold_hidden: dict[str, list[DrcResult]] = {}  # evaluation + markers: per task, in hidden order
+        self._grader = DrcPool(workers=1, timeout=timeout)
+        self._gold = DrcPool(workers=1, timeout=timeout) if grade == "markers" else None
+        self._secret = drc_grading_secret(grading_secret)
+        self._submits: Counter[str] = Counter()  # per task: training submits so far (each is a new draw)
         self._submitted: set[str] = set()  # evaluation: the tasks already graded
-        self._examples_text: dict[str, str] = {}
+        self._examples: dict[str, _Examples] = {}
         self._episode: _Episode | None = None
 
     def task_ids(self, group: str | None = None) -> list[str]:
@@ -202,8 +224,6 @@ class DrcScriptEnv(TextActionEnv):
         script = f'source($input)\nreport("{task.id}", $output)\n'
         self._episode = _Episode(task, script)
         self.feedback = f"New task {task.id}. Write a deck, then submit."
-        if self.regime == "training":  # labelled while the agent works, so that submit waits only for its deck
-            self._episode.fresh = self._labeller.submit(self._fresh_cases, task, int(self.np_random.integers(2**63)))
         return {"task": task.id}
 
     def _apply(self, action: Action) -> StepOutcome:
@@ -248,6 +268,9 @@ class DrcScriptEnv(TextActionEnv):
 
     def _run(self, episode: _Episode) -> StepOutcome:
         cases = list(episode.task.public_examples) + [test.case for test in episode.tests]
+        if not cases:
+            self.feedback = "Nothing to run on: this task has no public examples; add a test layout (add_test) first."
+            return StepOutcome(info={"run": {"layouts_matched": None, "errors": {}}})
         results = self._pool.run(episode.script, [case.gds for case in cases])
         outcome = compare(cases, episode.task.categories, results)
         if outcome.unavailable:
@@ -256,7 +279,7 @@ class DrcScriptEnv(TextActionEnv):
         lines = [f"Ran the deck on {len(cases)} layouts: {outcome.layouts_matched:.0%} match the expected verdicts."]
         lines += [_result_line(case, result) for case, result in zip(cases, results)]
         self.feedback = "\n".join(lines)
-        episode.last_layout = episode.tests[-1].drawing if episode.tests else cases[-1].gds
+        episode.last_layout = episode.tests[-1].drawing if episode.tests else self._examples_of(episode.task).drawings[-1]
         episode.last_markers = {n: c.markers for n, c in results[-1].categories.items()}
         return StepOutcome(info={"run": {"layouts_matched": outcome.layouts_matched, "errors": outcome.error_counts}})
 
@@ -273,50 +296,33 @@ class DrcScriptEnv(TextActionEnv):
             self._submitted.add(task.id)
             self.feedback = f"Submitted: {verdict}."
             return StepOutcome(float(result.success), True, {"grade": {"success": result.success}})
-        error = f" Error class on some hidden layouts: {result.error}." if result.error else ""
-        if result.extra_categories:
-            count = result.extra_categories
-            error += f" The deck output {count} categor{'y' if count == 1 else 'ies'} the task does not define."
+        info = grade_info(result)
+        error = f" Error classes on some training layouts: {', '.join(info['errors'])}." if info["errors"] else ""
+        if info["extra_categories"]:
+            error += " The deck output categories the task does not define."
         if result.precheck:
             error = f" The task itself fails its precheck: {result.precheck}."
         self.feedback = (
-            f"Submitted: {verdict}. {result.layouts_matched:.0%} of the hidden layouts matched, "
-            f"mean F1 {result.f1:.2f}.{error}"
+            f"Submitted: {verdict}. About {info['layouts_matched']:.0%} of {result.n_cases} training layouts "
+            f"matched, mean F1 about {info['f1']:.2f}.{error}"
         )
-        return StepOutcome(float(result.success), True, {"grade": grade_info(result)})
+        return StepOutcome(float(result.success), True, {"grade": info})
 
     # -- grading ----------------------------------------------------------------------------------------------
     def _grade(self, episode: _Episode) -> Grade:
-        """The deck's grade on fresh layouts (training) or the hidden ones in a new order (evaluation)."""
+        """The deck's grade on a draw of the training layouts (training) or on the evaluation layouts (evaluation),
+        in an order drawn from the grading secret."""
         task = episode.task
         if (failed := precheck(task, self.metric)) is not None:
             return failed
-        if episode.fresh is not None and (fresh := episode.fresh.result()) is not None:
-            cases, gold = fresh
-            results = self._grader.run(episode.script, [case.gds for case in cases])
-            return compare(cases, task.categories, results, gold if self.grade_mode == "markers" else None,
-                           self.metric)
-        order = [int(i) for i in self.np_random.permutation(len(task.hidden_testcases))]
-        cases = [task.hidden_testcases[i] for i in order]
-        gold = None
-        if self.grade_mode == "markers":
-            if task.id not in self._gold_hidden:
-                self._gold_hidden[task.id] = self._gold.run(task.gold_deck, [c.gds for c in task.hidden_testcases])
-            gold = [self._gold_hidden[task.id][i] for i in order]
+        if self.regime == "training":
+            cases = training_draw(task, self._secret, self._submits[task.id])
+            self._submits[task.id] += 1
+        else:
+            cases = evaluation_order(task, graded_cases(task, self.metric), self._secret)
         results = self._grader.run(episode.script, [case.gds for case in cases])
+        gold = self._gold.run(task.gold_deck, [case.gds for case in cases]) if self._gold is not None else None
         return compare(cases, task.categories, results, gold, self.metric)
-
-    def _fresh_cases(self, task: DrcTask, seed: int) -> tuple[list[Testcase], list[DrcResult]] | None:
-        """Fresh layouts labelled by the gold deck, or None when FRESH_TRIES sets in a row did not discriminate
-        every category (then the hidden layouts themselves are graded)."""
-        rng = np.random.default_rng(seed)
-        for _ in range(FRESH_TRIES):
-            layouts = instances.fresh_layouts(task.hidden_testcases, rng,
-                                              max(len(task.hidden_testcases), instances.MIN_FRESH))
-            gold = self._gold.run(task.gold_deck, layouts)
-            if (cases := instances.label_fresh(layouts, gold, task.categories)) is not None:
-                return cases, gold
-        return None
 
     # -- observations ---------------------------------------------------------------------------------------
     def _observation(self) -> dict[str, str]:
@@ -325,7 +331,7 @@ class DrcScriptEnv(TextActionEnv):
         obs = {
             "rule": rule_text(task),
             "layers": layers_text(task),
-            "examples": self._examples(task),
+            "examples": self._examples_of(task).text,
             "script": episode.script,
             "tests": "\n\n".join(
                 f"{test.case.name} (expected {_verdicts(test.case.labels)}):\n{test.text}" for test in episode.tests
@@ -336,10 +342,14 @@ class DrcScriptEnv(TextActionEnv):
             obs["docs"] = self.docs
         return {name: observation_text(text) for name, text in obs.items()}
 
-    def _examples(self, task: DrcTask) -> str:
-        if task.id not in self._examples_text:
-            self._examples_text[task.id] = examples_text(task)
-        return self._examples_text[task.id]
+    def _examples_of(self, task: DrcTask) -> _Examples:
+        """The public examples as the sandbox read them (a folder's layout is never parsed in this process)."""
+        if task.id not in self._examples:
+            summaries = self._pool.summarise([case.gds for case in task.public_examples], MAX_TEST_SHAPES)
+            texts = [summary_to_text(s, task.layers) if s.ok else f"(unreadable: {s.error})" for s in summaries]
+            self._examples[task.id] = _Examples(examples_text(task, texts),
+                                                tuple(summary_gds(s) for s in summaries if s.ok))
+        return self._examples[task.id]
 
     def _episode_info(self) -> dict[str, Any]:
         return {"task": self._episode.task.id, "group": self._episode.task.group}
@@ -353,16 +363,14 @@ class DrcScriptEnv(TextActionEnv):
         if self.render_mode == "rgb_array":
             from chipgym.render import render_layout
 
-            layout = episode.last_layout or (episode.task.public_examples[0].gds
-                                             if episode.task.public_examples else None)
+            drawings = self._examples_of(episode.task).drawings
+            layout = episode.last_layout or (drawings[0] if drawings else None)
             if layout is None:
                 return np.full((480, 640, 3), 255, dtype=np.uint8)
             return render_layout(layout, episode.last_markers)
         return None
 
     def close(self):
-        if (labeller := getattr(self, "_labeller", None)) is not None:
-            labeller.shutdown(wait=True, cancel_futures=True)
         for pool in (getattr(self, "_pool", None), getattr(self, "_grader", None), getattr(self, "_gold", None)):
             if pool is not None:
                 pool.close()
@@ -380,29 +388,40 @@ def layers_text(task: DrcTaskView) -> str:
     return "\n".join(f"{name}: {layer}/{datatype}" for name, (layer, datatype) in task.layers.items())
 
 
-def examples_text(task: DrcTaskView) -> str:
-    """The ``examples`` observation of a task: each public layout as text, with its verdicts."""
-    return "\n\n".join(
-        f"example {i + 1} (expected {_verdicts(case.labels)}):\n{layout_to_text(case.gds, task.layers)}"
-        for i, case in enumerate(task.public_examples)
-    )
+def examples_text(task: DrcTaskView, layout_texts: Sequence[str] | None = None) -> str:
+    """The ``examples`` observation of a task: each public layout as text (``layout_texts``, else read here from
+    trusted bytes), with its verdicts."""
+    texts = layout_texts if layout_texts is not None else [layout_to_text(c.gds, task.layers)
+                                                           for c in task.public_examples]
+    return "\n\n".join(f"example {i + 1} (expected {_verdicts(case.labels)}):\n{text}"
+                       for i, (case, text) in enumerate(zip(task.public_examples, texts, strict=True)))
 
 
 def grade_info(result: Grade) -> dict[str, Any]:
-    """What an agent may learn from grading in the training regime: partial credit, error classes and
-    counts; not the hidden layouts, nor anything its deck printed or named on them."""
+    """What a training submit tells: whether it succeeded, and coarse partial credit. Every figure the deck
+    can move is coarsened to what learning needs, so that one submit carries a bounded number of bits about
+    the layouts it was graded on (``docs/datasets.md``): the fractions (layouts matched, ran on, F1 overall and
+    per category) in eighths, which error classes occurred (not how often), whether the deck made up a category
+    (not how many). Nothing its deck printed or named gets in."""
     return {
         "success": result.success,
-        "error": result.error,
-        "error_counts": result.error_counts,
-        "layouts_matched": result.layouts_matched,
-        "f1": result.f1,
-        "category_f1": {name: score.f1 for name, score in result.categories.items()},
-        "mismatch_count": len(result.mismatches),
-        "compile_rate": result.compile_rate,
-        "extra_categories": result.extra_categories,
+        "errors": sorted(result.error_counts),
+        "layouts_matched": eighths(result.layouts_matched),
+        "f1": eighths(result.f1),
+        "category_f1": {name: eighths(score.f1) for name, score in result.categories.items()},
+        "compile_rate": eighths(result.compile_rate),
+        "extra_categories": result.extra_categories > 0,
         "precheck": result.precheck,
     }
+
+
+def eighths(fraction: float) -> float:
+    """``fraction`` rounded down to eighths (1.0 only when it is 1.0).
+
+    >>> eighths(0.99), eighths(1.0), eighths(0.0)
+    (0.875, 1.0, 0.0)
+    """
+    return math.floor(fraction * 8) / 8
 
 
 def _verdicts(labels) -> str:

@@ -104,7 +104,7 @@ from chipgym.results import Status
 from chipgym.scoring.chip import estimate, score_design
 from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.design import load_design
-from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.grading_seed import grading_seed as resolve_seed
 from chipgym.tasks.chip.pysim import Stepper, Window
 from chipgym.tasks.chip.registry import load_task
 

@@ -45,8 +45,8 @@ from chipgym.scoring.synthesis import FLOW_VERSION, Netlist, synthesize
 from chipgym.scoring.timing import Timing, check_timing
 from chipgym.tasks.chip.check import check_design
 from chipgym.tasks.chip.design import Design, load_design
-from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
-from chipgym.tasks.chip.grading_seed import heldout_failure
+from chipgym.tasks.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.grading_seed import heldout_failure
 from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.chip.task import ChipTask
 from chipgym.tasks.chip.verilator import build

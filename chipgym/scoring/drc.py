@@ -25,10 +25,13 @@ deck's zero.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Sequence
+
+import numpy as np
 
 from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult, DrcStatus, Marker
 from chipgym.results import JsonResult
@@ -129,6 +132,37 @@ def check_metric(metric: str, markers: bool = False) -> None:
     if markers and metric == "rule2drc":
         raise ValueError("metric 'rule2drc' compares verdicts only, as the published evaluator does; "
                          "markers mode needs metric 'chipgym'")
+
+
+MIN_TRAINING_DRAW = 12  # training layouts per submit at least: a coin-flip deck passes one task in 4096 or fewer
+
+
+def grading_rng(secret: int, task_id: str, *purpose: int) -> np.random.Generator:
+    """The random draws of grading one task: from the grading secret, the task and what is drawn, never from a
+    seed the agent chooses."""
+    return np.random.default_rng([secret, int.from_bytes(hashlib.sha256(task_id.encode()).digest()[:8]), *purpose])
+
+
+def evaluation_order(task: DrcTask, cases: Sequence[Testcase], secret: int) -> list[Testcase]:
+    """``cases`` in the order a deck meets them at evaluation, which only the grading secret tells."""
+    return [cases[int(i)] for i in grading_rng(secret, task.id, 0).permutation(len(cases))]
+
+
+def training_draw(task: DrcTask, secret: int, index: int) -> list[Testcase]:
+    """The training layouts graded at the task's ``index``-th training submit: as many as its evaluation layouts
+    and at least ``MIN_TRAINING_DRAW`` (or all there are), a passing and a failing one of every category among
+    them where the pool has them, in a random order, all drawn from the grading secret."""
+    pool = task.training_testcases
+    rng = grading_rng(secret, task.id, 1, index)
+    order = [int(i) for i in rng.permutation(len(pool))]
+    chosen: list[int] = []
+    for category in task.categories:
+        for verdict in (0, 1):
+            if not any(pool[i].labels.get(category) == verdict for i in chosen):
+                chosen += [i for i in order if pool[i].labels.get(category) == verdict][:1]
+    count = max(MIN_TRAINING_DRAW, len(task.hidden_testcases))
+    chosen += [i for i in order if i not in chosen][:max(0, count - len(chosen))]
+    return [pool[chosen[int(i)]] for i in rng.permutation(len(chosen))]
 
 
 def graded_cases(task: DrcTask, metric: Metric = "chipgym") -> tuple[Testcase, ...]:

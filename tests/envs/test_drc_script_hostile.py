@@ -18,7 +18,7 @@ import pytest
 import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.envs import drc_actions as act
 from chipgym.envs.drc_script import DrcScriptEnv
-from chipgym.tasks.drc import instances
+from chipgym.scoring.drc import MIN_TRAINING_DRAW
 
 from layout_helpers import (
     MET1,
@@ -116,14 +116,16 @@ def test_a_lookup_table_of_every_hidden_label_earns_nothing_in_training(tasks):
     once.close()
 
 
-def test_training_grades_enough_fresh_layouts_that_guessing_does_not_pay(tasks):
-    """Five hidden layouts, one category: a coin-flip deck passed 1 in 32. Training grades at least MIN_FRESH."""
+def test_training_grades_enough_layouts_that_guessing_does_not_pay(tasks):
+    """Five evaluation layouts, one category: a coin-flip deck would pass 1 in 32. Training grades at least
+    MIN_TRAINING_DRAW layouts: the deck that fails on its MIN_TRAINING_DRAW-th layout fails, one more passes."""
     env = DrcScriptEnv(tasks=tasks)
-    counter = f'raise "counted" if ($n = ($n || 0) + 1) >= {instances.MIN_FRESH}\n'
-    *_, info = submit(env, counter + GOLD)
+    counter = 'raise "counted" if ($n = ($n || 0) + 1) >= {}\n'
+    *_, last = submit(env, counter.format(MIN_TRAINING_DRAW) + GOLD)
+    _, reward, *_ = submit(env, counter.format(MIN_TRAINING_DRAW + 1) + GOLD)
     env.close()
-    assert len(tasks[0].hidden_testcases) < instances.MIN_FRESH
-    assert info["grade"]["error_counts"] == {"runtime": 1}  # the MIN_FRESH-th layout was graded, and no more
+    assert len(tasks[0].hidden_testcases) < MIN_TRAINING_DRAW
+    assert last["grade"]["errors"] == ["runtime"] and reward == 1.0
 
 
 def test_evaluation_grades_a_task_once_and_says_only_whether_it_passed(tasks):

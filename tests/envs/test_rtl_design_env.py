@@ -16,7 +16,7 @@ from chipgym.errors import ToolMissingError
 from chipgym.scoring.chip import ChipScore
 from chipgym.tasks.chip.cpu.mutants import load_mutants
 from chipgym.tasks.chip.cpu.workloads import KERNELS
-from chipgym.tasks.chip.grading_seed import SEED_ENV
+from chipgym.tasks.grading_seed import SEED_ENV
 from chipgym.wrappers import RtlRewardShaping
 
 MUTANTS = load_mutants()

@@ -13,7 +13,7 @@ import pytest
 from chipgym.engines.sandbox import processes_of
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
-from chipgym.tasks.chip.grading_seed import SEED_ENV
+from chipgym.tasks.grading_seed import SEED_ENV
 
 from chip_attacks import MEMORY_BOMB, with_block
 

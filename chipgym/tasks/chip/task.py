@@ -136,8 +136,8 @@ class ChipTask(ABC):
               heldout: bool = True, **options) -> None:
         """Run every check on ``design`` and record failures, ``report.timed`` timings and, per workload that
         passed, ``report.stats[name]`` in ``report``. Held-out workloads run when ``heldout`` and a grading seed
-        resolves (:func:`chipgym.tasks.chip.grading_seed.grading_seed`); a failure on one says only
-        :func:`~chipgym.tasks.chip.grading_seed.heldout_failure`. A lockstep failure's detail starts with
+        resolves (:func:`chipgym.tasks.grading_seed.grading_seed`); a failure on one says only
+        :func:`~chipgym.tasks.grading_seed.heldout_failure`. A lockstep failure's detail starts with
         ``"<workload>:"`` (``"timing model:"`` when the model failed as a whole)."""
 
     @abstractmethod

@@ -4,6 +4,11 @@ A :class:`DrcTask` holds everything about one task, including the grading
 secrets (gold deck and hidden testcases).  What an agent may see is the
 :class:`DrcTaskView` returned by :meth:`DrcTask.agent_view`.
 
+A task has three disjoint pools of labelled layouts: ``public_examples`` (shown to the agent),
+``training_testcases`` (graded in the training regime, with feedback) and ``hidden_testcases`` (the
+evaluation layouts: graded once, success only). A built-in dataset draws the first two anew from the task's
+scenes (:mod:`chipgym.tasks.drc.suite.redraw`); a published Rule2DRC folder has no training pool.
+
 >>> case = Testcase(name="ok", gds=b"", labels={"m1_1": 0})
 >>> task = DrcTask(id="t0", title="Met1 width", description="Min width of met1 is 0.14 um.",
 ...                layers={"met1": (68, 20)}, rules=(("Min width of met1 is 0.14 um.", "m1_1"),),
@@ -64,7 +69,8 @@ class DrcTask(DrcTaskView):
     """A natural-language rule set, its gold KLayout deck and labelled layouts."""
 
     gold_deck: str
-    hidden_testcases: tuple[Testcase, ...]
+    hidden_testcases: tuple[Testcase, ...]  # the evaluation layouts
+    training_testcases: tuple[Testcase, ...] = ()  # graded in the training regime; none in a published folder
     split: Split | None = None  # None: no split (published Rule2DRC problems), served for every split
     metadata: Mapping[str, Any] = field(default_factory=dict)
     # GDS files of the problem's data folder with no label row (data-folder relative): the published
@@ -72,5 +78,5 @@ class DrcTask(DrcTaskView):
     unlabelled_layouts: tuple[str, ...] = ()
 
     def agent_view(self) -> DrcTaskView:
-        """Drop the grading secrets (gold deck and hidden testcases)."""
+        """Drop the grading secrets (gold deck, training and evaluation layouts)."""
         return DrcTaskView(**{f.name: getattr(self, f.name) for f in fields(DrcTaskView)})

@@ -9,7 +9,7 @@ from chipgym.tasks.chip.cpu.assembler import disassemble
 from chipgym.tasks.chip.cpu.heldout import heldout_programs
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, random_program
-from chipgym.tasks.chip.grading_seed import SEED_ENV
+from chipgym.tasks.grading_seed import SEED_ENV
 
 REPO = Path(__file__).resolve().parents[3]
 

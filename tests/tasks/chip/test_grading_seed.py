@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import chipgym
-from chipgym.tasks.chip import grading_seed as module
-from chipgym.tasks.chip.grading_seed import SEED_ENV, grading_seed, heldout_failure, required_grading_seed
+from chipgym.tasks import grading_seed as module
+from chipgym.tasks.grading_seed import SEED_ENV, grading_seed, heldout_failure, required_grading_seed
 
 
 def test_the_argument_wins_then_the_environment_then_none(monkeypatch):

@@ -5,8 +5,9 @@ from collections import Counter
 
 from chipgym.tasks.drc import suite
 from chipgym.tasks.drc.dsl import dsl_methods, dsl_methods_used, unsupported_methods
-from chipgym.tasks.drc.rule2drc import load_rule2drc, write_rule2drc
+from chipgym.tasks.drc.mutate import gds_scene
 from chipgym.tasks.drc.suite import SUITE_SEED, build_suite, fingerprint, generate_drafts, label_draft, manifest
+from chipgym.tasks.drc.suite.redraw import congruence_key
 from chipgym.tasks.drc.suites import get_suite, suite_names
 
 
@@ -68,24 +69,41 @@ def test_gold_decks_reproduce_cached_labels(labelled_slice, pool, tmp_path):
             assert {c: int(verdict.get(c, 0) > 0) for c in task.categories} == dict(case.labels), (task.id, case.name)
 
 
-def test_labelling_is_deterministic_and_cache_round_trips(labelled_slice, pool, suite_cache, tmp_path):
+def test_labelling_is_deterministic_and_the_artifact_round_trips(labelled_slice, pool, suite_cache):
     draft = next(d for d in generate_drafts(SUITE_SEED) if d.id == labelled_slice[0].id)
-    fresh = label_draft(draft, pool.run_deck)
-    assert fresh == labelled_slice[0]
-    again = write_rule2drc([fresh], tmp_path / "again")
-    cached = next(suite_cache.glob("drc-v0-*")) / "problems" / draft.id
-    files = sorted(p.relative_to(cached) for p in cached.rglob("*") if p.is_file())
-    assert files == sorted(p.relative_to(again / draft.id) for p in (again / draft.id).rglob("*") if p.is_file())
-    assert all((cached / f).read_bytes() == (again / draft.id / f).read_bytes() for f in files)
-    assert (cached.parent.parent / "manifest.yaml").is_file()
-    reloaded = build_suite(seed=SUITE_SEED, run_deck=None, cache_dir=suite_cache, ids=[draft.id])
-    assert reloaded[0] == load_rule2drc(cached).tasks[0]
+    assert label_draft(draft, pool.run_deck) == labelled_slice[0]
+    [root] = suite_cache.glob("drc-v0-*")
+    assert (root / "manifest.yaml").is_file() and (root / "tasks" / f"{draft.id}.json").is_file()
+    assert build_suite(seed=SUITE_SEED, run_deck=None, cache_dir=suite_cache, ids=[draft.id]) == [labelled_slice[0]]
+
+
+def test_a_built_frozen_suite_loads_without_running_a_generator(labelled_slice, suite_cache, monkeypatch):
+    def no_generator(*_):
+        raise AssertionError("a generator ran")
+
+    monkeypatch.setattr(suite, "generate_drafts", no_generator)
+    ids = [task.id for task in labelled_slice]
+    assert build_suite(run_deck=no_generator, cache_dir=suite_cache, ids=ids) == labelled_slice
+
+
+def test_the_three_pools_are_disjoint_up_to_congruence(labelled_slice):
+    """No public example or training layout is an evaluation layout turned, mirrored or moved (the signature a
+    hostile deck would compute to recognise one); training holds several times the evaluation layouts, with a
+    passing and a failing one for every category."""
+    for task in labelled_slice:
+        key = lambda case: congruence_key(gds_scene(case.name, case.gds_bytes()))  # noqa: E731
+        evaluation = {key(case) for case in task.hidden_testcases}
+        taught = [key(case) for case in task.public_examples + task.training_testcases]
+        assert not evaluation & set(taught), task.id
+        assert len(task.training_testcases) >= 3 * len(task.hidden_testcases), task.id
+        for category in task.categories:
+            assert {case.labels[category] for case in task.training_testcases} == {0, 1}, (task.id, category)
 
 
 def test_frozen_suites_keep_their_fingerprint():
     """A frozen suite is reproducible: no change to a group module, a building block or labelling may alter
     a deck, a scene, a split or a text of it (the fingerprint also covers the KLayout version, 0.28.5)."""
     pinned = {"drc-v0": "9f614427cb26", "drc-v1": "964d7c1c4aa6"}
-    assert {name for name in suite_names() if get_suite(name).frozen} == set(pinned)
+    assert {name: get_suite(name).fingerprint for name in suite_names() if get_suite(name).frozen} == pinned
     for name, expected in pinned.items():
         assert fingerprint(generate_drafts(name=name)) == expected, f"{name} changed"

@@ -17,8 +17,8 @@ from chipgym.tasks.chip.cpu.testbench import HARNESS, SimResult, divergence, sim
 from chipgym.tasks.chip.cpu.workloads import programs as public_programs
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.formal import formal_check
-from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
-from chipgym.tasks.chip.grading_seed import heldout_failure
+from chipgym.tasks.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.grading_seed import heldout_failure
 from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.structural import structural_checks
 

@@ -1,6 +1,6 @@
 """Held-out kernels for grading, generated from a secret seed that is never committed.
 
-The seed comes from the ``seed`` argument or ``$CHIPGYM_GRADING_SEED`` (:mod:`chipgym.tasks.chip.grading_seed`).
+The seed comes from the ``seed`` argument or ``$CHIPGYM_GRADING_SEED`` (:mod:`chipgym.tasks.grading_seed`).
 Each kernel gets a random size (10,000-16,000 retirements), random data and a random
 register renaming, so a design cannot be tuned to the public kernels' exact code.
 
@@ -13,7 +13,7 @@ import random
 
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.workloads import KERNELS, kernel, random_program
-from chipgym.tasks.chip.grading_seed import required_grading_seed
+from chipgym.tasks.grading_seed import required_grading_seed
 
 # Size ranges per kernel that keep retirements within 10,000-16,000 instructions.
 SIZES = {

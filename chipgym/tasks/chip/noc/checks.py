@@ -10,8 +10,8 @@ from pathlib import Path
 from chipgym.errors import TimingModelError
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.formal import formal_check
-from chipgym.tasks.chip.grading_seed import grading_seed as resolve_seed
-from chipgym.tasks.chip.grading_seed import heldout_failure
+from chipgym.tasks.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.grading_seed import heldout_failure
 from chipgym.tasks.chip.noc.arch import load_arch
 from chipgym.tasks.chip.noc.heldout import heldout_traces
 from chipgym.tasks.chip.noc.lockstep import lockstep, predict

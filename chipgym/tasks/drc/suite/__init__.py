@@ -1,13 +1,15 @@
-"""Built-in suites (:mod:`chipgym.tasks.drc.suites`): seeded task generation, labelling and an on-disk cache.
+"""Built-in suites (:mod:`chipgym.tasks.drc.suites`) as datasets: generated, labelled once, then only read.
 
 Generation (:func:`generate_drafts`) is pure Python and deterministic for a seed.
-Labels need KLayout: :func:`label_draft` runs the gold deck on every scene through
-an injected ``run_deck``.  :func:`build_suite` caches labelled tasks in Rule2DRC
-format under ``<cache_dir>/<name>-seed<seed>-<fingerprint>/problems/<id>``, one
-folder per task written as soon as it is labelled (an interrupted build resumes), next
-to ``manifest.yaml`` (:func:`manifest`: counts and the DSL methods the gold decks use).
-The fingerprint hashes every deck and scene and the KLayout version, so a generator
-change or another KLayout never reuses stale labels.
+Labels need KLayout: :func:`label_draft` runs the gold deck on every scene (the evaluation layouts) and on
+redraws of them (the public examples and the training layouts) through an injected ``run_deck``.
+:func:`build_suite` is the one caller of the generators: it writes each labelled task to the suite's
+artifact, ``<cache_dir>/<name>-seed<seed>-<fingerprint>-r<redraw format>/tasks/<id>.json`` and ``.gds``
+(:mod:`chipgym.tasks.drc.artifact`), as soon as it is labelled (an interrupted build resumes), beside
+``manifest.yaml`` (:func:`manifest`: counts, task ids and the DSL methods the gold decks use), and reads the
+tasks back from there. The fingerprint hashes every deck and scene and the KLayout version, so a generator
+change or another KLayout never reuses stale labels; a frozen suite pins it (``Suite.fingerprint``), so its
+artifact is found, and read, without generating anything.
 
 >>> drafts = generate_drafts(SUITE_SEED)
 >>> len(drafts) >= 300, sorted({d.group for d in drafts})
@@ -29,19 +31,24 @@ from tqdm import tqdm
 
 from chipgym.cache import default_cache
 from chipgym.engines.klayout import klayout_version
+from chipgym.tasks.drc import artifact
 from chipgym.tasks.drc.dsl import dsl_methods_used
 from chipgym.tasks.drc.labels import LabellingError, discriminates, label_layouts, pick_public
-from chipgym.tasks.drc.rule2drc import load_rule2drc, testcase_filename, write_rule2drc
+from chipgym.tasks.drc.rule2drc import testcase_filename
 from chipgym.tasks.drc.runner import RunDeck, VerdictPool
-from chipgym.tasks.drc.suite.layouts import scene_gds
+from chipgym.tasks.drc.suite.layouts import Scene, scene_gds
+from chipgym.tasks.drc.suite.redraw import REDRAW_FORMAT, congruence_key, redraw
 from chipgym.tasks.drc.suite.rule import TaskDraft
 from chipgym.tasks.drc.suites import get_suite
-from chipgym.tasks.drc.task import DrcTask
+from chipgym.tasks.drc.task import DrcTask, Testcase
 
 SUITE_NAME = "drc-v0"
 SUITE_SEED = 20250101
 """Public seed of ``drc-v0`` (not a grading secret: hidden layouts are generated too)."""
 N_PUBLIC = 4
+PUBLIC_DRAWS = 16  # scenes redrawn to pick the public examples from
+TRAINING_ROUNDS = 3  # redraws of every scene in the training pool: several times the evaluation layouts
+MORE_ROUNDS = 3  # drawn at most besides while a category has no passing or no failing training layout
 LABEL_FORMAT = 3  # 3: labelled by the sandboxed DrcPool (KLayout's own _finish)
 """Bump when labelling or the public/hidden choice changes (part of the cache key)."""
 
@@ -62,19 +69,28 @@ def generate_drafts(seed: int | None = None, name: str = SUITE_NAME) -> list[Tas
 
 
 def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED) -> DrcTask:
-    """Run the gold deck on the draft's scenes (hidden testcases) and on mirrored copies of
-    them, a few of which become the public examples (so public and hidden never share a layout)."""
+    """Run the gold deck on the draft's scenes (the evaluation layouts) and on redraws of them
+    (:mod:`~chipgym.tasks.drc.suite.redraw`): a few become the public examples, and ``TRAINING_ROUNDS``
+    redraws of every scene (more while a category lacks a passing or a failing one) the training layouts.
+    No public or training layout is congruent to an evaluation layout."""
     deck, categories = draft.deck(), draft.categories()
     layers = {n: draft.layers[n] for n in sorted({layer for r in draft.rules for layer in r.layers})}
     scenes = draft.scenes()
-    copies = [s.mirrored(f"{s.name}_pub") for s in scenes]
-    named = [(opaque_name(draft.id, s.name), scene_gds(s, layers)) for s in scenes + copies]
-    cases = label_layouts(deck, named, categories, run_deck)
-    hidden, mirrored = cases[: len(scenes)], cases[len(scenes) :]
-    lacking = discriminates(hidden, categories)
-    if lacking:
+    hidden = label_layouts(deck, [(opaque_name(draft.id, s.name), scene_gds(s, layers)) for s in scenes],
+                           categories, run_deck)
+    if lacking := discriminates(hidden, categories):
         raise LabellingError(f"{draft.id}: no passing or no failing layout for {lacking}")
-    public = pick_public(mirrored, random.Random(f"{seed}/{draft.id}"), N_PUBLIC)
+    redraws = _Redraws(draft.id, scenes, layers, random.Random(f"{seed}/{draft.id}/redraw"))
+    public = pick_public(label_layouts(deck, redraws.sample(PUBLIC_DRAWS, "public"), categories, run_deck),
+                         random.Random(f"{seed}/{draft.id}"), N_PUBLIC)
+    training: list[Testcase] = []
+    for draw in range(TRAINING_ROUNDS + MORE_ROUNDS):
+        if draw >= TRAINING_ROUNDS and not discriminates(training, categories):
+            break
+        training += label_layouts(deck, redraws.sample(len(scenes), f"train{draw}"), categories, run_deck)
+    metadata = {**draft.metadata, "dsl_methods": sorted(dsl_methods_used(deck))}
+    if lacking := discriminates(training, categories):
+        metadata["training_lacking"] = lacking
     by_file = lambda c: testcase_filename(draft.id, c)  # noqa: E731  (the order of labels.csv)
     return DrcTask(
         id=draft.id,
@@ -86,11 +102,36 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED) -> 
         gold_deck=deck,
         public_examples=tuple(sorted(public, key=by_file)),
         hidden_testcases=tuple(sorted(hidden, key=by_file)),
+        training_testcases=tuple(sorted(training, key=lambda c: c.name)),
         group=draft.group,
         thresholds=draft.thresholds(),
         split=draft.split,  # type: ignore[arg-type]
-        metadata={**draft.metadata, "dsl_methods": sorted(dsl_methods_used(deck))},
+        metadata=metadata,
     )
+
+
+class _Redraws:
+    """Redraws of a task's scenes, none congruent to one of them, as named GDS streams."""
+
+    TRIES = 8  # redraws of a scene before it is left out (only a scene with no gap to change needs them all)
+
+    def __init__(self, task_id: str, scenes: Sequence[Scene], layers: dict[str, tuple[int, int]],
+                 rng: random.Random):
+        self.task_id, self.scenes, self.layers, self.rng = task_id, list(scenes), layers, rng
+        self.evaluation = {congruence_key(scene) for scene in scenes}
+
+    def sample(self, count: int, tag: str) -> list[tuple[str, bytes]]:
+        """``count`` scenes (all of them, in order, when ``count`` is their number) redrawn once each."""
+        chosen = self.scenes if count >= len(self.scenes) else self.rng.sample(self.scenes, count)
+        drawn = []
+        for scene in chosen:
+            name = opaque_name(self.task_id, f"{scene.name}/{tag}")
+            for _ in range(self.TRIES):
+                new = redraw(scene, self.rng, name)
+                if congruence_key(new) not in self.evaluation:
+                    drawn.append((name, scene_gds(new, self.layers)))
+                    break
+        return drawn
 
 
 def opaque_name(task_id: str, scene_name: str) -> str:
@@ -118,6 +159,8 @@ def manifest(drafts: Sequence[TaskDraft], name: str = SUITE_NAME, seed: int | No
         "tasks": {g: sum(d.group == g for d in drafts) for g in sorted({d.group for d in drafts})},
         "splits": {s: sum(d.split == s for d in drafts) for s in ("train", "test")},
         "dsl_methods": {m: usage[m] for m in sorted(usage)},
+        "redraw_format": REDRAW_FORMAT,
+        "ids": [d.id for d in drafts],
     }
 
 
@@ -134,23 +177,56 @@ def build_suite(
     jobs: int = 2,
     ids: Sequence[str] | None = None,
 ) -> list[DrcTask]:
-    """Labelled tasks of a suite (all, or those in ``ids``), computed once and cached on disk.
+    """Labelled tasks of a suite (all, or those in ``ids``), read from its dataset artifact.
 
-    Without ``run_deck`` a :class:`~chipgym.tasks.drc.runner.VerdictPool` is started when
-    some task is not cached yet.
+    A frozen suite under its own seed is found by its pinned fingerprint, so loading it runs no generator;
+    a task not built yet is generated and labelled (without ``run_deck``, by a
+    :class:`~chipgym.tasks.drc.runner.VerdictPool` of ``jobs`` workers) and written to the artifact first.
     """
-    seed = get_suite(name).seed if seed is None else seed
-    every = generate_drafts(seed, name)
-    drafts = [d for d in every if ids is None or d.id in ids]
-    root = Path(cache_dir or default_cache_dir()) / f"{name}-seed{seed}-{fingerprint(every)}"
+    suite = get_suite(name)
+    seed = suite.seed if seed is None else seed
+    pinned = suite.fingerprint if seed == suite.seed else None
+    drafts: list[TaskDraft] | None = None
+    if pinned is None:
+        drafts = generate_drafts(seed, name)
+    root = Path(cache_dir or default_cache_dir()) / artifact_name(name, seed, pinned or fingerprint(drafts))
+    wanted = list(ids) if ids is not None else _artifact_ids(root)
+    if wanted is None or not all(artifact.has_task(root / "tasks", i) for i in wanted):
+        drafts = drafts or generate_drafts(seed, name)
+        if pinned is not None and (found := fingerprint(drafts)) != pinned:
+            raise LabellingError(f"{name}: its generators give fingerprint {found}, not the pinned {pinned}: a "
+                                 "change to a shared building block altered a frozen suite, or KLayout is not "
+                                 f"the version it was pinned with ({klayout_version()})")
+        _build(drafts, root, name, seed, run_deck, jobs, ids)
+        wanted = [d.id for d in drafts if ids is None or d.id in ids]
+    return [artifact.read_task(root / "tasks", task_id) for task_id in wanted]
+
+
+def artifact_name(name: str, seed: int, evaluation_fingerprint: str) -> str:
+    """The folder of a suite's artifact: its evaluation layouts' fingerprint and the redraw format of its public
+    and training pools."""
+    return f"{name}-seed{seed}-{evaluation_fingerprint}-r{REDRAW_FORMAT}"
+
+
+def _artifact_ids(root: Path) -> list[str] | None:
+    """Every task id of a built artifact, from its manifest (None when it has none yet)."""
+    try:
+        return list(yaml.safe_load((root / "manifest.yaml").read_text())["ids"])
+    except (OSError, KeyError, TypeError, yaml.YAMLError):
+        return None
+
+
+def _build(drafts: Sequence[TaskDraft], root: Path, name: str, seed: int, run_deck: RunDeck | None, jobs: int,
+           ids: Sequence[str] | None) -> None:
+    """Labels the drafts (those in ``ids``) not in the artifact yet, each written as soon as it is labelled."""
     if not (root / "manifest.yaml").is_file():
         root.mkdir(parents=True, exist_ok=True)
-        (root / "manifest.yaml").write_text(yaml.safe_dump(manifest(every, name, seed), sort_keys=False))
-    todo = [d for d in drafts if not (root / "problems" / d.id / "spec.yaml").is_file()]
-    if todo:
-        with contextlib.ExitStack() as stack:
-            engine = run_deck or stack.enter_context(VerdictPool(workers=jobs)).run_deck
-            with ThreadPoolExecutor(max(1, jobs)) as pool:
-                labelled = pool.map(lambda d: write_rule2drc([label_draft(d, engine, seed)], root), todo)
-                list(tqdm(labelled, total=len(todo), desc=f"labelling {name}", unit="task", file=sys.stderr))
-    return [load_rule2drc(root / "problems" / d.id, strict=True).tasks[0] for d in drafts]
+        (root / "manifest.yaml").write_text(yaml.safe_dump(manifest(drafts, name, seed), sort_keys=False))
+    todo = [d for d in drafts if (ids is None or d.id in ids) and not artifact.has_task(root / "tasks", d.id)]
+    if not todo:
+        return
+    with contextlib.ExitStack() as stack:
+        engine = run_deck or stack.enter_context(VerdictPool(workers=jobs)).run_deck
+        with ThreadPoolExecutor(max(1, jobs)) as pool:
+            labelled = pool.map(lambda d: artifact.write_task(label_draft(d, engine, seed), root / "tasks"), todo)
+            list(tqdm(labelled, total=len(todo), desc=f"building {name}", unit="task", file=sys.stderr))

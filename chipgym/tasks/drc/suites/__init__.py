@@ -38,7 +38,10 @@ class Suite:
     min_hidden: int = 1
     """Fewest hidden layouts a task may have (each is labelled for every category of the task)."""
     frozen: bool = False
-    """True once published: its fingerprint is pinned by a test, so no change to a group may alter it."""
+    """True once published: its fingerprint is pinned, so no change to a group may alter it."""
+    fingerprint: str | None = None
+    """A frozen suite's pinned fingerprint (of its decks, evaluation scenes, texts and KLayout version): its
+    built artifact is found by it without running a generator, and a test checks the generators still give it."""
 
 
 @functools.cache

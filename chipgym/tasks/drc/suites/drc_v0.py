@@ -4,4 +4,5 @@ from chipgym.tasks.drc.suite.syntax import syntax_drafts
 from chipgym.tasks.drc.suite.synthetic import synthetic_drafts
 from chipgym.tasks.drc.suites import Suite
 
-SUITE = Suite("drc-v0", 20250101, (sky130_drafts, synthetic_drafts, syntax_drafts), frozen=True)
+SUITE = Suite("drc-v0", 20250101, (sky130_drafts, synthetic_drafts, syntax_drafts), frozen=True,
+              fingerprint="9f614427cb26")

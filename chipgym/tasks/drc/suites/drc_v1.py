@@ -7,4 +7,5 @@ from chipgym.tasks.drc.suite.synthetic_v1 import synthetic_v1_drafts
 from chipgym.tasks.drc.suites import Suite
 
 SUITE = Suite("drc-v1", 20261201, (sky130_periphery_drafts, synthetic_v1_drafts, coverage_drafts),
-              min_hidden=10, frozen=True)
+              min_hidden=10, frozen=True,
+              fingerprint="964d7c1c4aa6")
