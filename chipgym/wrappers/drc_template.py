@@ -10,7 +10,8 @@ policy pick the category would only add ways to write one category twice and lea
 - ``metric``: euclidian, projection or square (for the distance checks);
 - ``region``, ``region_layer``: the primary layer whole, or only its shapes inside / outside another layer.
 
-One step writes the compiled deck (:func:`compile_deck`), runs it on the public examples, submits it, and
+One step writes the compiled deck (:func:`compile_deck`), runs it on the public examples (a task without
+any, as every published Rule2DRC problem, skips the run and ``info`` has no ``run``), submits it, and
 returns the submit's reward (0 or 1) with ``terminated=True``; ``info`` keeps the env's ``grade`` and
 ``run`` and adds ``deck``; ``info`` of reset and step has the task's text for policies that read it:
 ``rule`` and ``layers`` (the env's text observations), ``categories``, ``layer_names`` and ``numbers``
@@ -18,11 +19,12 @@ returns the submit's reward (0 or 1) with ``terminated=True``; ``info`` keeps th
 
 The observation is a Dict of ``observations`` (:class:`~chipgym.wrappers.TextFeatures` of the rule and the
 layers) and ``action_mask`` (one 0/1 vector per action dimension, concatenated, 1 = allowed;
-:meth:`DrcTemplateActions.mask`). Every action compiles to a defined deck, masked or not: a value
-beyond its dimension is clipped into it; a layer index beyond the task's layers is its last layer; a
-number index beyond the rule's numbers is its last number, and a threshold check on a rule with no
-numbers writes nothing; slots beyond the task's categories write nothing. An action of the wrong shape,
-or not finite, is refused (``info["action_error"]``, reward 0, the episode ends).
+:meth:`DrcTemplateActions.mask`). Every action compiles to a defined deck, masked or not: a value is
+rounded down and clipped into its dimension (any real number, ``10**400`` too: :func:`clipped_action`); a
+layer index beyond the task's layers is its last layer; a number index beyond the rule's numbers is its last
+number, and a threshold check on a rule with no numbers writes nothing; slots beyond the task's categories
+write nothing. An action of another shape than ``(len(NVEC),)``, or with a value that is not a finite real
+number, is refused (``info["action_error"]``, reward 0, the episode ends).
 
 >>> import gymnasium, chipgym
 >>> from chipgym.tasks.drc.suite import build_suite
@@ -39,6 +41,8 @@ or not finite, is refused (``info["action_error"]``, reward 0, the episode ends)
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
@@ -249,6 +253,7 @@ class DrcTemplateActions(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArg
             "action_mask": spaces.Box(0.0, 1.0, (int(sum(NVEC)),), np.float32),
         })
         self._template: Template | None = None
+        self._has_examples = False  # the task has public examples to run the deck on
         self._texts: dict[str, str] = {}
         self._task_keys: dict[str, str] = {}
 
@@ -256,6 +261,7 @@ class DrcTemplateActions(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArg
         texts, info = self.env.reset(seed=seed, options=options)
         task = next(t for t in self.env.unwrapped.tasks if t.id == info["task"]).agent_view()
         self._template = Template(dict(task.layers), tuple(task.categories), texts["rule"])
+        self._has_examples = bool(task.public_examples)
         self._texts = texts
         self._task_keys = {key: info[key] for key in ("task", "group") if key in info}
         return self._observation(), {**info, **self._task_info()}
@@ -276,7 +282,7 @@ class DrcTemplateActions(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArg
             return self._observation(), 0.0, True, False, {**self._task_info(), "action_error": str(error)}
         deck = compile_deck(self._template, values)
         _, _, _, _, written = self.env.step(drc_actions.write(deck))
-        _, _, _, _, ran = self.env.step(drc_actions.run())
+        ran = self.env.step(drc_actions.run())[4] if self._has_examples else {}
         texts, reward, terminated, truncated, info = self.env.step(drc_actions.submit())
         self._texts = texts
         extra = {key: value for key, value in (("run", ran.get("run")), ("write_error", written.get("action_error")))
@@ -294,16 +300,44 @@ class DrcTemplateActions(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArg
 
 
 def clipped_action(action: Any) -> np.ndarray:
-    """An action as in-range integers (values clipped into their dimension); ValueError names what is wrong."""
+    """An action as in-range integers, one per dimension of :data:`NVEC`; ValueError names what is wrong.
+
+    Any real number is accepted for a value (a Python int of any size, a float, a numpy scalar, a bool): it is
+    rounded down and clipped into its dimension. Anything else is refused: a shape other than
+    ``(len(NVEC),)``, a value that is not a real number (a string, a complex number, None) or not finite.
+
+    >>> clipped_action([10**400, -3, 2.9] + [0] * (len(NVEC) - 3))[:3].tolist()
+    [31, 0, 2]
+    >>> clipped_action([float("nan")] * len(NVEC))
+    Traceback (most recent call last):
+    ...
+    ValueError: action[0]: nan is not a finite number
+    """
+    expected = f"action: expected shape ({len(NVEC)},)"
     try:
-        values = np.asarray(action, dtype=np.float64).ravel()
-    except (TypeError, ValueError):
-        raise ValueError(f"action: expected {len(NVEC)} integers, got {type(action).__name__}") from None
-    if values.size != len(NVEC):
-        raise ValueError(f"action: expected {len(NVEC)} integers, got {values.size}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError("action: values must be finite")
-    return np.clip(np.floor(values), 0, np.array(NVEC) - 1).astype(np.int64)
+        values = np.asarray(action)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        raise ValueError(f"{expected}, got a {type(action).__name__} that is not an array") from None
+    if values.shape != (len(NVEC),):
+        raise ValueError(f"{expected}, got {type(action).__name__} of shape {values.shape}")
+    return np.array([dimension_value(value, size, f"action[{i}]")
+                     for i, (value, size) in enumerate(zip(values.tolist(), NVEC))], np.int64)
+
+
+def dimension_value(value: Any, size: int, name: str = "value") -> int:
+    """A real number rounded down and clipped into ``range(size)``, exactly for numbers of any size; ValueError
+    for anything that is not a finite real number.
+
+    >>> dimension_value(10**400, 16), dimension_value(-1e308, 16), dimension_value(3.7, 16), dimension_value(True, 16)
+    (15, 0, 3, 1)
+    """
+    if not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected an integer, got {type(value).__name__}")
+    if value != value or abs(value) == math.inf:
+        raise ValueError(f"{name}: {value} is not a finite number")
+    if value <= 0:
+        return 0
+    return size - 1 if value >= size - 1 else math.floor(value)
 
 
 def make_drc_template(features_dim: int = 256, layers_from_text: bool = True, **kwargs: Any) -> DrcTemplateActions:
