@@ -26,7 +26,6 @@ import queue
 import secrets
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import weakref
@@ -39,11 +38,13 @@ from xml.etree import ElementTree
 
 from chipgym.cache import Cache
 from chipgym.engines.process import Lines, kill_group, spawn, wait_readable
-from chipgym.engines.sandbox import Mount, Sandbox
+from chipgym.engines.sandbox import Mount, Sandbox, private_folder, reap_orphaned_folders
 from chipgym.engines.versions import TOOLS, require_tool
 from chipgym.errors import AgentError, EngineError, ToolMissingError
 
 WORKER_SCRIPT = Path(__file__).with_name("klayout_worker.rb")
+FOLDER_PREFIX = "chipgym-klayout-"
+"""Of each worker's temporary folder; a pool's start removes those of processes that died without closing."""
 DSL_PROBE = Path(__file__).with_name("klayout_dsl_probe.rb")
 
 Layout = str | os.PathLike | bytes
@@ -316,7 +317,7 @@ class KlayoutWorker:
     MAX_RESULT_BYTES = 32 << 20  # of one layout's result
 
     def __init__(self, memory_bytes: int = 1536 << 20, total_memory_bytes: int = 3 << 30):
-        self.root = Path(tempfile.mkdtemp(prefix="chipgym-klayout-"))
+        self.root = private_folder(FOLDER_PREFIX)
         self.job_dir = self.root / "job"
         self.job_dir.mkdir(mode=0o755)
         os.chmod(self.root, 0o755)
@@ -545,6 +546,7 @@ class DrcPool:
         self.timeout = timeout
         self.max_markers = max_markers
         self.cache = cache if cache is not None else DrcCache()
+        reap_orphaned_folders(FOLDER_PREFIX)  # those of pools whose process was killed before it could close them
         self.workers = [KlayoutWorker(memory_bytes, total_memory_bytes) for _ in range(workers)]
         self._idle: queue.Queue[KlayoutWorker] = queue.Queue()
         for worker in self.workers:

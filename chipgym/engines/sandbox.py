@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,3 +127,67 @@ def _live_process_uid(pid: str) -> int | None:
     except OSError:
         pass
     return None
+
+
+# -- private folders, and reaping those of processes that died without cleaning up ----------------------------
+_STAMP = re.compile(r"(\d+)-(\d+)-(\d+)-")  # pid namespace, pid, start time of the folder's owner
+
+
+def private_folder(prefix: str) -> Path:
+    """A new temporary folder ``{prefix}{pidns}-{pid}-{start}-{random}``, named after this process (its pid
+    namespace, pid and start time), so that :func:`reap_orphaned_folders` can tell when its owner is gone;
+    the name is given at creation (``mkdtemp``), so no folder is ever seen without its owner. Where /proc does
+    not tell, the folder is named ``{prefix}{random}`` and never reaped."""
+    stamp = _owner_stamp(os.getpid())
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{stamp}-" if stamp else prefix))
+
+
+def reap_orphaned_folders(prefix: str) -> list[Path]:
+    """Removes the temporary folders :func:`private_folder` made with ``prefix`` for processes that are gone
+    (killed, crashed, never closed); returns them. A folder is removed only when it is this user's, its name
+    carries an owner of this pid namespace, and no live process has that pid and start time (a reused pid
+    has another start time). A folder without an owner in its name is left alone."""
+    reaped = []
+    namespace = _pid_namespace()
+    with os.scandir(tempfile.gettempdir()) as entries:
+        for entry in entries:
+            if not entry.name.startswith(prefix) or not (stamp := _STAMP.match(entry.name, len(prefix))):
+                continue
+            folder_namespace, pid, start = (int(part) for part in stamp.groups())
+            if _is_own_folder(entry) and folder_namespace == namespace and _start_time(pid) != start:
+                shutil.rmtree(entry.path, ignore_errors=True)
+                reaped.append(Path(entry.path))
+    return reaped
+
+
+def _is_own_folder(entry: os.DirEntry) -> bool:
+    """A real folder (not a link to one) of this user."""
+    try:
+        return entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_uid == os.geteuid()
+    except OSError:
+        return False
+
+
+def _owner_stamp(pid: int) -> str | None:
+    """``{pidns}-{pid}-{start}`` of a live process, or None where /proc does not tell (its folder is then kept)."""
+    namespace, start = _pid_namespace(), _start_time(pid)
+    return f"{namespace}-{pid}-{start}" if namespace and start is not None else None
+
+
+def _pid_namespace() -> int:
+    """The inode of this process's pid namespace (pids name the same processes only within one), or 0."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
+def _start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks after boot, field 22 of ``/proc/PID/stat``), or None when no
+    live process has that pid (none, or a zombie: it has exited, and holds nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # after the command name, which may hold anything
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] in (b"Z", b"X") else int(fields[19])
