@@ -20,8 +20,9 @@ MET1_WIDTH_GOLD = ('source($input)\nreport("m1", $output)\n'
                    'input(68, 20).width(0.14).output("m1.1", "met1 width below 0.14 um")\n')
 
 
-TRAINING_WIDTHS = (0.09, 0.12, 0.135, 0.138, 0.1385, 0.142, 0.15, 0.2, 0.25, 0.35, 0.4, 0.45, 0.5, 0.6)
-"""The widths of met1_width_task's training layouts: none of them a width the tests give their hidden layouts"""
+TRAINING_WIDTHS = (0.09, 0.12, 0.135, 0.138, 0.139, 0.14, 0.141, 0.142, 0.15, 0.2, 0.25, 0.35, 0.4, 0.5)
+"""The widths of met1_width_task's training layouts, which are 3 um long where the others are 2 um: none is
+congruent to a public or hidden one"""
 
 
 def met1_width_task(folder, public: dict[str, float], hidden: dict[str, float],
@@ -29,8 +30,8 @@ def met1_width_task(folder, public: dict[str, float], hidden: dict[str, float],
     """A one-rule task (met1 at least 0.14 um wide) whose layouts are a wire of each given width beside a wide one,
     with a training pool of such layouts."""
 
-    def case(name, width):
-        path = write_rectangles(folder / f"{name}.gds", [(0, 0, width, 2), (1, 0, 1.5, 2)], layer=MET1)
+    def case(name, width, length=2):
+        path = write_rectangles(folder / f"{name}.gds", [(0, 0, width, length), (1, 0, 1.5, length)], layer=MET1)
         return Testcase(name, path.read_bytes(), {"m1.1": int(width < 0.14)})
 
     return DrcTask(
@@ -38,7 +39,7 @@ def met1_width_task(folder, public: dict[str, float], hidden: dict[str, float],
         layers={"met1": MET1}, rules=(("Metal 1 must be at least 0.14 um wide.", "m1.1"),), categories=("m1.1",),
         gold_deck=MET1_WIDTH_GOLD, public_examples=tuple(case(n, w) for n, w in public.items()),
         hidden_testcases=tuple(case(n, w) for n, w in hidden.items()), group="sky130", split="train",
-        training_testcases=tuple(case(f"train{i}", w) for i, w in enumerate(training)),
+        training_testcases=tuple(case(f"train{i}", w, length=3) for i, w in enumerate(training)),
     )
 
 

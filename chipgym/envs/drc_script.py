@@ -38,8 +38,9 @@ Two regimes, on two disjoint pools of each task's layouts (``docs/datasets.md``)
 
 Which training layouts are drawn, and the order in which a deck meets its layouts, come from the grading
 secret (``grading_secret``, else ``$CHIPGYM_GRADING_SEED``, else this machine's own:
-:func:`chipgym.tasks.grading_seed.drc_grading_secret`), never from the reset seed; it is not saved with an
-episode.
+:func:`chipgym.tasks.grading_seed.drc_grading_secret`; it is not saved with an episode): the evaluation order
+from the secret alone, the training draw from the secret and the reset seed (the same seed and secret give the
+same draw, and the agent cannot tell which layouts a seed draws).
 
 An unavailable engine (a worker lost from outside) sets ``info["status"] = "unavailable"`` with reward 0;
 it is never the deck's 0.
@@ -92,7 +93,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -141,6 +141,7 @@ class _Episode:
     tests: list[_AgentTest] = field(default_factory=list)
     last_layout: bytes | Path | None = None
     last_markers: dict = field(default_factory=dict)
+    draw: int = 0  # training: which of the grading secret's draws of training layouts this episode grades on
 
 
 class DrcScriptEnv(TextActionEnv):
@@ -199,7 +200,6 @@ class DrcScriptEnv(TextActionEnv):
         self._grader = DrcPool(workers=1, timeout=timeout)
         self._gold = DrcPool(workers=1, timeout=timeout) if grade == "markers" else None
         self._secret = drc_grading_secret(grading_secret)
-        self._submits: Counter[str] = Counter()  # per task: training submits so far (each is a new draw)
         self._submitted: set[str] = set()  # evaluation: the tasks already graded
         self._examples: dict[str, _Examples] = {}
         self._episode: _Episode | None = None
@@ -222,7 +222,7 @@ class DrcScriptEnv(TextActionEnv):
         else:
             task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         script = f'source($input)\nreport("{task.id}", $output)\n'
-        self._episode = _Episode(task, script)
+        self._episode = _Episode(task, script, draw=int(self.np_random.integers(2**63)))
         self.feedback = f"New task {task.id}. Write a deck, then submit."
         return {"task": task.id}
 
@@ -279,7 +279,8 @@ class DrcScriptEnv(TextActionEnv):
         lines = [f"Ran the deck on {len(cases)} layouts: {outcome.layouts_matched:.0%} match the expected verdicts."]
         lines += [_result_line(case, result) for case, result in zip(cases, results)]
         self.feedback = "\n".join(lines)
-        episode.last_layout = episode.tests[-1].drawing if episode.tests else self._examples_of(episode.task).drawings[-1]
+        drawings = [test.drawing for test in episode.tests] or list(self._examples_of(episode.task).drawings)
+        episode.last_layout = drawings[-1] if drawings else None
         episode.last_markers = {n: c.markers for n, c in results[-1].categories.items()}
         return StepOutcome(info={"run": {"layouts_matched": outcome.layouts_matched, "errors": outcome.error_counts}})
 
@@ -316,8 +317,7 @@ class DrcScriptEnv(TextActionEnv):
         if (failed := precheck(task, self.metric)) is not None:
             return failed
         if self.regime == "training":
-            cases = training_draw(task, self._secret, self._submits[task.id])
-            self._submits[task.id] += 1
+            cases = training_draw(task, self._secret, episode.draw)
         else:
             cases = evaluation_order(task, graded_cases(task, self.metric), self._secret)
         results = self._grader.run(episode.script, [case.gds for case in cases])

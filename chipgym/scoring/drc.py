@@ -149,7 +149,7 @@ def evaluation_order(task: DrcTask, cases: Sequence[Testcase], secret: int) -> l
 
 
 def training_draw(task: DrcTask, secret: int, index: int) -> list[Testcase]:
-    """The training layouts graded at the task's ``index``-th training submit: as many as its evaluation layouts
+    """The training layouts of the secret's ``index``-th draw for the task: as many as its evaluation layouts
     and at least ``MIN_TRAINING_DRAW`` (or all there are), a passing and a failing one of every category among
     them where the pool has them, in a random order, all drawn from the grading secret."""
     pool = task.training_testcases

@@ -37,7 +37,7 @@ from chipgym.tasks.drc.labels import LabellingError, discriminates, label_layout
 from chipgym.tasks.drc.rule2drc import testcase_filename
 from chipgym.tasks.drc.runner import RunDeck, VerdictPool
 from chipgym.tasks.drc.suite.layouts import Scene, scene_gds
-from chipgym.tasks.drc.suite.redraw import REDRAW_FORMAT, congruence_key, redraw
+from chipgym.tasks.drc.suite.redraw import REDRAW_FORMAT, parts_key, redraw
 from chipgym.tasks.drc.suite.rule import TaskDraft
 from chipgym.tasks.drc.suites import get_suite
 from chipgym.tasks.drc.task import DrcTask, Testcase
@@ -72,7 +72,7 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED) -> 
     """Run the gold deck on the draft's scenes (the evaluation layouts) and on redraws of them
     (:mod:`~chipgym.tasks.drc.suite.redraw`): a few become the public examples, and ``TRAINING_ROUNDS``
     redraws of every scene (more while a category lacks a passing or a failing one) the training layouts.
-    No public or training layout is congruent to an evaluation layout."""
+    No public or training layout is made of an evaluation layout's shapes (``redraw.parts_key``)."""
     deck, categories = draft.deck(), draft.categories()
     layers = {n: draft.layers[n] for n in sorted({layer for r in draft.rules for layer in r.layers})}
     scenes = draft.scenes()
@@ -111,14 +111,14 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED) -> 
 
 
 class _Redraws:
-    """Redraws of a task's scenes, none congruent to one of them, as named GDS streams."""
+    """Redraws of a task's scenes, none made of the same shapes as one of them, as named GDS streams."""
 
     TRIES = 8  # redraws of a scene before it is left out (only a scene with no gap to change needs them all)
 
     def __init__(self, task_id: str, scenes: Sequence[Scene], layers: dict[str, tuple[int, int]],
                  rng: random.Random):
         self.task_id, self.scenes, self.layers, self.rng = task_id, list(scenes), layers, rng
-        self.evaluation = {congruence_key(scene) for scene in scenes}
+        self.evaluation = {parts_key(scene) for scene in scenes}
 
     def sample(self, count: int, tag: str) -> list[tuple[str, bytes]]:
         """``count`` scenes (all of them, in order, when ``count`` is their number) redrawn once each."""
@@ -128,7 +128,7 @@ class _Redraws:
             name = opaque_name(self.task_id, f"{scene.name}/{tag}")
             for _ in range(self.TRIES):
                 new = redraw(scene, self.rng, name)
-                if congruence_key(new) not in self.evaluation:
+                if parts_key(new) not in self.evaluation:
                     drawn.append((name, scene_gds(new, self.layers)))
                     break
         return drawn
