@@ -2,8 +2,8 @@
 
 Each timed action uses a deck the cache has not seen (a numbered comment is appended), so the figures are
 for real KLayout runs. An episode is reset, write (the task's gold deck), run, submit. In the training
-regime a submit also makes fresh layouts and labels them with the gold deck (on its own pool, beside the
-deck's run); in the evaluation regime it grades on the hidden layouts.
+regime a submit grades on a draw of the task's training layouts (labelled when the dataset was built); in the
+evaluation regime on its evaluation layouts.
 Targets: warm median run or submit <= 100 ms on a typical task, reset <= 20 ms.
 
 Run: .venv/bin/python benchmarks/drc_env.py [--tasks drc-v0] [--regime training|evaluation] [--repeats 30]

@@ -20,9 +20,10 @@ MET1_WIDTH_GOLD = ('source($input)\nreport("m1", $output)\n'
                    'input(68, 20).width(0.14).output("m1.1", "met1 width below 0.14 um")\n')
 
 
-TRAINING_WIDTHS = (0.09, 0.12, 0.135, 0.138, 0.139, 0.14, 0.141, 0.142, 0.15, 0.2, 0.25, 0.35, 0.4, 0.5)
+TRAINING_WIDTHS = (0.09, 0.12, 0.135, 0.139, 0.14, 0.141, 0.15, 0.2, 0.25, 0.35, 0.4, 0.5)
 """The widths of met1_width_task's training layouts, which are 3 um long where the others are 2 um: none is
-congruent to a public or hidden one"""
+congruent to a public or hidden one. They are as many as a training draw (MIN_TRAINING_DRAW), so every draw is
+all of them, whatever the grading secret: the tests' figures are the same on every machine."""
 
 
 def met1_width_task(folder, public: dict[str, float], hidden: dict[str, float],

@@ -115,6 +115,22 @@ def _print_grade(task: DrcTask, result: Grade, as_json: bool) -> int:
     return 0
 
 
+def build(args) -> int:
+    """Builds a suite's dataset artifact (the one place its generators run) and prints its pools."""
+    from chipgym.tasks.drc.suite import build_suite
+
+    tasks = build_suite(args.suite, jobs=args.workers)
+    pools = {name: sum(len(getattr(t, attribute)) for t in tasks) for name, attribute in
+             (("public", "public_examples"), ("training", "training_testcases"), ("evaluation", "hidden_testcases"))}
+    lacking = [t.id for t in tasks if t.metadata.get("training_lacking")]
+    print(f"{args.suite}: {len(tasks)} tasks; layouts: {pools['public']:,} public, {pools['training']:,} training, "
+          f"{pools['evaluation']:,} evaluation")
+    if lacking:
+        print(f"{len(lacking)} tasks lack a passing or a failing training layout for some category: "
+              f"{', '.join(lacking[:10])}{' ...' if len(lacking) > 10 else ''}")
+    return 0
+
+
 def export(args) -> int:
     from chipgym.tasks.drc.rule2drc import write_rule2drc
     from chipgym.tasks.drc.suite import build_suite
@@ -224,6 +240,11 @@ def add_commands(commands) -> None:
     grade.add_argument("--timeout", type=float, default=20.0,
                        help="seconds for one deck on one layout (default 20; the published evaluator allows 120)")
     grade.set_defaults(handler=grade_deck)
+
+    built = drc.add_parser("build", help="build a built-in suite's dataset (labelled once; later loads only read it)")
+    built.add_argument("suite", metavar="SUITE", help="a built-in suite (drc-v0, drc-v1)")
+    built.add_argument("--workers", type=int, default=2, help="KLayout workers (default 2)")
+    built.set_defaults(handler=build)
 
     out = drc.add_parser("export", help="write a built-in suite in Rule2DRC format (byte-identical every run)")
     out.add_argument("--suite", default="drc-v0", help="a built-in suite (chipgym.tasks.drc.suites)")

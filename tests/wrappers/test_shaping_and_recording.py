@@ -22,8 +22,9 @@ ACTIONS = {
     "budget": [act.run(), "x", act.run(), act.run()],
     "crash": [act.write("raise 'x'"), act.run(), act.submit()],
 }
-FORMER_SHAPED = {  # reward_mode="shaped" at 808c0b2, max_steps=4, reset(seed=1)
-    ("training", "fail"): [0.0, -0.01, -0.01, 1 / 3, -0.01],
+FORMER_SHAPED = {  # reward_mode="shaped" at 808c0b2, max_steps=4, reset(seed=1); since the training pools, a
+    # training submit's partial credit is the fraction of a draw of training layouts matched, in eighths
+    ("training", "fail"): [0.0, -0.01, -0.01, 3 / 8, -0.01],
     ("training", "pass"): [-0.01, 0.0, 1.0],
     ("training", "budget"): [-0.01, -0.01, -0.01, -0.01],
     ("training", "crash"): [0.0, -0.01, 0.0],
