@@ -14,9 +14,11 @@ its trace per n, the label check of the generated tests, the wall time and the R
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
+import urllib.parse
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,7 @@ from chipgym.baselines.selection.methods import METHODS
 from chipgym.baselines.selection.metrics import summarize, table
 from chipgym.errors import InfrastructureError
 from chipgym.tasks.drc.load import load_tasks
+from chipgym.tasks.drc.rule2drc import TASK_ID
 
 GENERATORS = ("offline", "openai")
 VOLATILE = ("seconds", "node")
@@ -159,7 +162,8 @@ class SelectionWorker:
 def run_selection(run: SelectionRun, out: Path, workers: int | None = None, ray_address: str | None = None,
                   progress: bool = True) -> dict[str, Any]:
     """Runs ``run`` on every task (on Ray when ``workers`` or ``ray_address`` is given), writes
-    ``out/tasks/<task>.json``, ``out/summary.json`` and ``out/table.md``, and returns the summary."""
+    ``out/tasks/<task>.json`` (:func:`record_path`), ``out/summary.json`` and ``out/table.md``, and returns the
+    summary."""
     ids = task_ids(run)
     (out / "tasks").mkdir(parents=True, exist_ok=True)
     records: dict[str, dict[str, Any]] = {}
@@ -167,7 +171,7 @@ def run_selection(run: SelectionRun, out: Path, workers: int | None = None, ray_
 
     def done(task_id: str, record: dict[str, Any]) -> None:
         records[task_id] = record
-        (out / "tasks" / f"{task_id}.json").write_text(json.dumps(record, indent=1))
+        record_path(out, task_id).write_text(json.dumps(record, indent=1))
         hits = sum(r.get("selections", {}).get(str(run.ns[-1]), {}).get(run.methods[-1], {}).get("success", False)
                    for r in records.values())
         bar.set_postfix_str(f"{run.methods[-1]}@{run.ns[-1]} {hits}/{len(records)}")
@@ -194,6 +198,20 @@ def run_selection(run: SelectionRun, out: Path, workers: int | None = None, ray_
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     (out / "table.md").write_text(table(summary) + "\n")
     return summary
+
+
+def record_path(out: Path, task_id: str) -> Path:
+    """``out/tasks/<task>.json``. An id that is not a plain file name (``drc-v1/sky130-0000``, ``../x``) is
+    percent-encoded, so every id has a file of its own, directly in ``out/tasks``.
+
+    >>> [record_path(Path("out"), i).name for i in ("sky130-0000", "drc-v1/sky130-0000", "../../x")]
+    ['sky130-0000.json', 'drc-v1%2Fsky130-0000.json', '..%2F..%2Fx.json']
+    """
+    data = task_id.encode(errors="surrogatepass")
+    name = task_id if TASK_ID.fullmatch(task_id) else urllib.parse.quote(data, safe="")
+    if len(name) > 200:  # a file name has at most 255 bytes
+        name = f"{name[:150]}-{hashlib.sha256(data).hexdigest()[:16]}"
+    return out / "tasks" / f"{name}.json"
 
 
 def _ray_node() -> str:

@@ -28,6 +28,11 @@ Layouts are keyed by their path: two files of one stem (``pass/x.gds``, ``fail/x
 testcases, named by their path in the data folder (``pass/x``, ``fail/x``); other testcases are named
 by their stem. Layouts are read into memory (``Testcase.gds`` is bytes; a task's layouts are small).
 
+A folder is untrusted (``docs/rule2drc.md``, "What a folder may be"): only regular files under a size cap
+are read, YAML has no alias and a bounded depth, every path resolves inside the problem folder (no
+absolute path, no ``..`` or symlink out of it), ids are 1 to 128 of ``A-Za-z0-9._-``, and a layout is
+checked for a GDSII stream's first and last records but never parsed here (the sandbox parses it).
+
 Public/hidden split: Rule2DRC has a single labelled set.  chipgym adds an optional
 ``public_examples`` spec key listing the ``filename`` values an agent may see; every
 other row of ``labels.csv`` is hidden.  Without the key (published data) all rows are
@@ -43,20 +48,38 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
+import re
 import shutil
+import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, TypeVar
+from typing import Any, Callable, Iterable, Literal, Sequence, TypeVar
 
 import yaml
+from yaml.composer import ComposerError
 
 from chipgym.errors import Rule2DrcFormatError
 from chipgym.tasks.drc.task import DrcTask, Split, Testcase
 
 DATA_DIR = "data/gds"
 T = TypeVar("T")
+
+# What a folder can make this process read: regular files of at most these sizes (a problem's layouts are
+# held in memory), YAML without aliases (a few lines of them expand to a billion nodes) and nested at most
+# MAX_YAML_DEPTH deep.
+MAX_SPEC_BYTES = 1 << 20
+MAX_LABELS_BYTES = 16 << 20
+MAX_DECK_BYTES = 1 << 20
+MAX_LAYOUT_BYTES = 16 << 20
+MAX_PROBLEM_LAYOUT_BYTES = 256 << 20
+MAX_YAML_DEPTH = 32
+TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+TASK_ID_RULE = "1 to 128 of A-Z a-z 0-9 . _ -, not starting with . or -"
+GDS_HEADER = b"\x00\x06\x00\x02"  # a HEADER record: 6 bytes long, type 0x00, two-byte integer
+GDS_ENDLIB = b"\x00\x04\x04"  # an ENDLIB record without its last byte, a zero like the padding that may follow
 
 
 @dataclass(frozen=True)
@@ -86,7 +109,7 @@ def load_rule2drc(path: str | Path, strict: bool = False) -> Rule2DrcFolder:
     and the others still load; with ``strict`` it raises :class:`Rule2DrcFormatError` instead.
     """
     path = Path(path).resolve()
-    if (path / "spec.yaml").is_file():
+    if (path / "spec.yaml").exists():
         problem_dirs = [path]
     else:
         problems = path / "problems" if (path / "problems").is_dir() else path
@@ -112,14 +135,15 @@ def load_rule2drc(path: str | Path, strict: bool = False) -> Rule2DrcFolder:
 
 
 def _load_problem(problem_dir: Path) -> tuple[DrcTask, list[str]]:
-    """One problem's task and the warnings about it; raises Rule2DrcFormatError naming the file or key at fault."""
+    """One problem's task and the warnings about it; raises Rule2DrcFormatError naming the file or key at fault.
+
+    Every file it reads is inside the problem folder, once symlinks and ``..`` are resolved.
+    """
+    folder = _resolve(problem_dir, str(problem_dir))
+    if folder.parent != _resolve(problem_dir.parent, str(problem_dir)):
+        raise Rule2DrcFormatError(f"{problem_dir}: a symlink to {folder}, outside its problems folder")
     spec_path = problem_dir / "spec.yaml"
-    try:
-        spec = yaml.safe_load(spec_path.read_text())
-    except yaml.YAMLError as exc:
-        raise Rule2DrcFormatError(f"{spec_path}: invalid YAML: {exc}") from exc
-    if not isinstance(spec, dict):
-        raise Rule2DrcFormatError(f"{spec_path}: expected a mapping")
+    spec = _read_spec(_contained(_resolve(spec_path, str(spec_path)), folder, str(spec_path), "spec.yaml"), spec_path)
     if not spec.get("categories"):
         raise Rule2DrcFormatError(f"{spec_path}: missing key categories")
 
@@ -129,41 +153,47 @@ def _load_problem(problem_dir: Path) -> tuple[DrcTask, list[str]]:
             return default
         try:
             return parse(spec[key])
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
-            problem = f"{type(exc).__name__}: {exc}"
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError, OverflowError) as exc:
+            problem = f"{type(exc).__name__}: {exc}"[:300]
             raise Rule2DrcFormatError(f"{spec_path}: key {key}: unexpected value ({problem})") from exc
 
-    task_id = field("id", str, problem_dir.name)
+    task_id = field("id", _task_id, problem_dir.name)
+    if not TASK_ID.fullmatch(task_id):  # the folder's name: the spec gives no id
+        raise Rule2DrcFormatError(f"{problem_dir}: no key id, and the folder's name is not an id ({TASK_ID_RULE})")
     categories = field("categories", lambda v: tuple(str(c) for c in v), ())
-    root = problem_dir.parent.parent  # the published evaluator's working directory
+    root = folder.parent.parent  # the published evaluator's working directory
     deck = field("deck", str, f"gold/{task_id}.drc")
-    deck_path = _first_existing([problem_dir / deck, root / deck, problem_dir / "gold" / f"{task_id}.drc"])
+    deck_path = (_locate(folder, [folder, root], deck, f"{spec_path}: key deck")
+                 or _locate(folder, [folder], f"gold/{task_id}.drc", f"{problem_dir}: gold deck"))
     if deck_path is None:
         raise Rule2DrcFormatError(f"{problem_dir / deck}: gold deck not found")
     data_key = field("data_dir", str, DATA_DIR)
-    data_dirs = [problem_dir / data_key, root / data_key]
-    data_dir = next((d for d in data_dirs if (d / "labels.csv").is_file()), None)
+    data_dir = _locate(folder, [folder, root], data_key, f"{spec_path}: key data_dir", "labels.csv")
     if data_dir is None:
         raise Rule2DrcFormatError(f"{spec_path}: key data_dir {data_key!r}: labels file not found "
-                                  f"({' nor '.join(str(d / 'labels.csv') for d in data_dirs)})")
-    labels_csv = data_dir / "labels.csv"
+                                  f"({' nor '.join(str(d / data_key / 'labels.csv') for d in (folder, root))})"[:1000])
+    labels_csv = _contained(_resolve(data_dir / "labels.csv", str(data_dir)), folder, str(data_dir), "labels.csv")
     by_filename: dict[str, Path] = {}
     labels: dict[Path, dict[str, int]] = {}
+    layouts: dict[Path, bytes] = {}
+    total = 0
     for filename, row_labels in _read_labels(labels_csv, categories):
-        gds = _first_existing([root / filename, problem_dir / filename, data_dir / filename])
+        gds = _locate(folder, [root, folder, data_dir], filename, f"{labels_csv}: layout")
         if gds is None:
             raise Rule2DrcFormatError(f"{labels_csv}: layout {filename} not found")
-        gds = gds.resolve()
         if gds in labels:
             raise Rule2DrcFormatError(f"{labels_csv}: layout {filename} has more than one row")
-        _check_gds(gds)
+        layouts[gds] = _read_gds(gds)
+        total += len(layouts[gds])
+        if total > MAX_PROBLEM_LAYOUT_BYTES:
+            raise Rule2DrcFormatError(f"{labels_csv}: the layouts add up to over {MAX_PROBLEM_LAYOUT_BYTES} bytes")
         by_filename[filename], labels[gds] = gds, row_labels
     filenames = {gds: filename for filename, gds in by_filename.items()}
     stems = Counter(gds.stem for gds in labels)
     cases = {
         gds: Testcase(
             name=gds.stem if stems[gds.stem] == 1 else Path(os.path.relpath(gds, data_dir)).with_suffix("").as_posix(),
-            gds=gds.read_bytes(),
+            gds=layouts[gds],
             labels=row_labels,
             filename=filenames[gds],
         )
@@ -171,11 +201,11 @@ def _load_problem(problem_dir: Path) -> tuple[DrcTask, list[str]]:
     }
     public = field("public_examples", lambda v: [str(f) for f in v], [])
     if unknown := [f for f in public if f not in by_filename]:
-        raise Rule2DrcFormatError(f"{spec_path}: public_examples not in labels.csv: {', '.join(unknown)}")
+        raise Rule2DrcFormatError(f"{spec_path}: public_examples not in labels.csv: {', '.join(unknown)}"[:1000])
     public_paths = [by_filename[f] for f in public]
-    unlabelled = tuple(sorted(
-        p.relative_to(data_dir).as_posix()
-        for p in data_dir.rglob("*") if p.suffix.lower() == ".gds" and p.resolve() not in labels
+    unlabelled = tuple(sorted(  # rglob enters no symlinked folder, so only a file's own link needs resolving
+        p.relative_to(data_dir).as_posix() for p in data_dir.rglob("*")
+        if p.suffix.lower() == ".gds" and (p.resolve() if p.is_symlink() else p) not in labels
     ))
     warnings = [f"{labels_csv}: category {c!r} is labelled 0 on every layout; the published metric never "
                 "succeeds on this task" for c in categories if not any(row[c] for row in labels.values())]
@@ -187,20 +217,144 @@ def _load_problem(problem_dir: Path) -> tuple[DrcTask, list[str]]:
         id=task_id,
         title=field("title", str, task_id),
         description=field("nl_description", str, ""),
-        layers=field("layers", lambda v: {str(k): (int(x[0]), int(x[1])) for k, x in v.items()}, {}),
+        layers=field("layers", lambda v: {str(k): _layer(x) for k, x in v.items()}, {}),
         rules=field("rules", lambda v: tuple((str(r["text"]), str(r["category"])) for r in v),
                     tuple((c, c) for c in categories)),
         categories=categories,
-        gold_deck=deck_path.read_text(),
+        gold_deck=_read_text(deck_path, MAX_DECK_BYTES),
         public_examples=tuple(cases[p] for p in public_paths),
         hidden_testcases=tuple(c for p, c in cases.items() if p not in public_paths),
         group=field("group", str, "rule2drc"),
-        thresholds=field("thresholds", lambda v: {str(k): float(x) for k, x in v.items()}, {}),
+        thresholds=field("thresholds", lambda v: {str(k): _finite(x) for k, x in v.items()}, {}),
         split=field("split", _split, None),
         metadata=field("metadata", dict, {}),
         unlabelled_layouts=unlabelled,
     )
     return task, warnings
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses aliases and nesting deeper than ``MAX_YAML_DEPTH``."""
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        mark = self.peek_event().start_mark
+        if self.check_event(yaml.AliasEvent):
+            raise ComposerError(None, None, "aliases (*name) are not allowed", mark)
+        if self.depth >= MAX_YAML_DEPTH:
+            raise ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _read_spec(path: Path, shown: Path) -> dict[str, Any]:
+    try:
+        spec = yaml.load(_read_text(path, MAX_SPEC_BYTES, shown), _BoundedLoader)
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: an integer of more than 4300 digits
+        raise Rule2DrcFormatError(f"{shown}: invalid YAML: {exc}"[:1000]) from exc
+    if not isinstance(spec, dict):
+        raise Rule2DrcFormatError(f"{shown}: expected a mapping")
+    return spec
+
+
+def _read_bytes(path: Path, limit: int, shown: Path | None = None) -> bytes:
+    """A regular file of at most ``limit`` bytes. Anything else (a FIFO, a device, a folder, a bigger or
+    sparse file) is refused without reading it; errors name ``shown`` (``path`` by default)."""
+    shown = shown or path
+    try:
+        _regular(os.stat(path), shown, limit)
+        # O_NONBLOCK: a FIFO swapped in after the stat does not block the open (fstat then refuses it)
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
+            _regular(os.fstat(file.fileno()), shown, limit)
+            data = file.read(limit + 1)
+    except OSError as exc:
+        raise Rule2DrcFormatError(f"{shown}: cannot be read ({exc.strerror or exc})") from exc
+    if len(data) > limit:
+        raise Rule2DrcFormatError(f"{shown}: over the limit of {limit} bytes")
+    return data
+
+
+def _regular(info: os.stat_result, shown: Path, limit: int) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise Rule2DrcFormatError(f"{shown}: not a regular file")
+    if info.st_size > limit:
+        raise Rule2DrcFormatError(f"{shown}: {info.st_size} bytes, over the limit of {limit} bytes")
+
+
+def _read_text(path: Path, limit: int, shown: Path | None = None) -> str:
+    try:
+        return _read_bytes(path, limit, shown).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Rule2DrcFormatError(f"{shown or path}: not UTF-8 text (byte {exc.start})") from exc
+
+
+def _read_gds(path: Path) -> bytes:
+    """The layout's bytes, checked only for a GDSII stream's first and last records: it is parsed in the
+    sandbox, where a hostile layout (an array of a billion instances, a recursive hierarchy) cannot crash
+    this process."""
+    data = _read_bytes(path, MAX_LAYOUT_BYTES)
+    if not (data.startswith(GDS_HEADER) and data.rstrip(b"\0").endswith(GDS_ENDLIB)):
+        raise Rule2DrcFormatError(f"{path}: unreadable layout: not a GDSII stream (a HEADER record first, "
+                                  "ENDLIB last)")
+    return data
+
+
+def _resolve(path: Path, where: str) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: a symlink loop; ValueError: a NUL byte
+        raise Rule2DrcFormatError(f"{where}: {str(path)[:200]!r} cannot be resolved ({exc})"[:1000]) from exc
+
+
+def _locate(folder: Path, bases: Sequence[Path], value: str, where: str, probe: str = "") -> Path | None:
+    """The first ``base / value`` (resolved) for which ``probe`` in it exists, or None. An absolute ``value``,
+    or a first match outside ``folder`` (by ``..`` or a symlink), is refused."""
+    if os.path.isabs(value):
+        raise Rule2DrcFormatError(f"{where}: {value[:200]!r}: an absolute path is refused (paths are relative "
+                                  "to the problem folder or the folder holding problems/)")
+    found = next((base / value for base in bases if (base / value / probe).exists()), None)
+    return found and _contained(_resolve(found, where), folder, where, value)
+
+
+def _contained(path: Path, folder: Path, where: str, value: str) -> Path:
+    if not path.is_relative_to(folder):
+        raise Rule2DrcFormatError(f"{where}: {value[:200]!r} leads outside the problem folder {folder} (to {path})"
+                                  [:1000])
+    return path
+
+
+def _task_id(value: Any) -> str:
+    if not TASK_ID.fullmatch(text := str(value)):
+        raise ValueError(f"{text[:200]!r} is not an id ({TASK_ID_RULE})")
+    return text
+
+
+def _layer(value: Any) -> tuple[int, int]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"expected [layer, datatype], got {repr(value)[:80]}")
+    return _layer_number(value[0]), _layer_number(value[1])
+
+
+def _layer_number(value: Any) -> int:
+    """A GDSII layer or datatype number: an integer from 0 to 65535 (as a float only when integral: 68.0)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        raise ValueError(f"expected an integer from 0 to 65535, got {repr(value)[:80]}")
+    return value
+
+
+def _finite(value: Any) -> float:
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"expected a finite number, got {repr(value)[:80]}")
+    return number
 
 
 def _split(value: Any) -> Split:
@@ -209,12 +363,15 @@ def _split(value: Any) -> Split:
     return value
 
 
-def _first_existing(candidates: Iterable[Path]) -> Path | None:
-    return next((c for c in candidates if c.is_file()), None)
-
-
 def _read_labels(csv_path: Path, categories: tuple[str, ...]) -> list[tuple[str, dict[str, int]]]:
-    reader = csv.reader(io.StringIO(csv_path.read_text()))
+    try:
+        return _parse_labels(csv_path, _read_text(csv_path, MAX_LABELS_BYTES), categories)
+    except csv.Error as exc:
+        raise Rule2DrcFormatError(f"{csv_path}: not a CSV file ({exc})") from exc
+
+
+def _parse_labels(csv_path: Path, text: str, categories: tuple[str, ...]) -> list[tuple[str, dict[str, int]]]:
+    reader = csv.reader(io.StringIO(text))
     header = next(reader, [])
     if not header or header[0] != "filename":
         raise Rule2DrcFormatError(f"{csv_path}: header must start with 'filename'")
@@ -223,7 +380,7 @@ def _read_labels(csv_path: Path, categories: tuple[str, ...]) -> list[tuple[str,
     extra = [c for c in columns if c not in categories]
     if missing or extra:
         raise Rule2DrcFormatError(f"{csv_path}: label columns differ from categories "
-                                  f"(missing {missing}, extra {extra})")
+                                  f"(missing {missing}, extra {extra})"[:1000])
     rows = []
     for line_no, row in enumerate(reader, start=2):
         if not row:
@@ -234,15 +391,6 @@ def _read_labels(csv_path: Path, categories: tuple[str, ...]) -> list[tuple[str,
     if not rows:
         raise Rule2DrcFormatError(f"{csv_path}: no labelled layouts")
     return rows
-
-
-def _check_gds(path: Path) -> None:
-    import klayout.db as kdb
-
-    try:
-        kdb.Layout().read(str(path))
-    except RuntimeError as exc:
-        raise Rule2DrcFormatError(f"{path}: unreadable layout: {exc}") from exc
 
 
 def write_rule2drc(tasks: Iterable[DrcTask], out_dir: str | Path) -> Path:
@@ -277,18 +425,23 @@ def labels_filename(task_id: str, case: Testcase) -> str:
 
 
 def _write_problem(task: DrcTask, problem_dir: Path) -> None:
+    """Writes one problem; nothing is removed or written unless every path stays inside ``problem_dir``."""
+    if not TASK_ID.fullmatch(task.id):
+        raise Rule2DrcFormatError(f"task id {task.id[:200]!r}: not an id ({TASK_ID_RULE})")
+    cases = sorted(task.public_examples + task.hidden_testcases, key=lambda c: testcase_filename(task.id, c))
+    folder = problem_dir.resolve()
+    filenames = [testcase_filename(task.id, case) for case in cases]
+    targets = [_contained(_resolve(folder.parent.parent / f, f), folder, f"task {task.id}: testcase", f)
+               for f in filenames]
     if problem_dir.exists():
         shutil.rmtree(problem_dir)
     (problem_dir / "gold").mkdir(parents=True)
     (problem_dir / "gold" / f"{task.id}.drc").write_text(task.gold_deck)
     data_dir = problem_dir / DATA_DIR
-    cases = sorted(task.public_examples + task.hidden_testcases, key=lambda c: testcase_filename(task.id, c))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["filename", *task.categories])
-    for case in cases:
-        filename = testcase_filename(task.id, case)
-        target = problem_dir.parent.parent / filename
+    for case, filename, target in zip(cases, filenames, targets):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(case.gds_bytes())
         writer.writerow([filename, *(int(case.labels[c]) for c in task.categories)])
