@@ -58,20 +58,26 @@ def simulate(binary: Path, program: Program, arch: Arch, latency: dict[str, int]
         mark, _, rest = line.partition(" ")
         if mark != nonce:
             continue
-        tag, *vals = rest.split()
-        if tag == "R":
-            out.cycles.append(int(vals[0]))
-            out.retirements.append(Retirement(*(int(v, 16) for v in vals[1:])))
-        elif tag == "E":
-            out.error = " ".join(vals)
-        elif tag == "END":
-            end, halted, fault, c, r, s = map(int, vals)
-            out.end_cycle, out.halted, out.fault = end, bool(halted), fault
-            out.counters = {"cycles": c, "retired": r, "stalls": s}
-        elif tag == "A":
-            out.toggles = [int(v) for v in vals]
-        elif tag == "M":
-            out.dmem[int(vals[0], 16)] = int(vals[1], 16)
+        try:
+            tag, *vals = rest.split()
+            if tag != "E" and not all(len(v) <= 20 and v.removeprefix("-").isalnum() for v in vals):
+                raise ValueError(rest)  # the harness writes numbers of at most 64 bits
+            if tag == "R":
+                out.cycles.append(int(vals[0]))
+                out.retirements.append(Retirement(*(int(v, 16) for v in vals[1:])))
+            elif tag == "E":
+                out.error = " ".join(vals)
+            elif tag == "END":
+                end, halted, fault, c, r, s = map(int, vals)
+                out.end_cycle, out.halted, out.fault = end, bool(halted), fault
+                out.counters = {"cycles": c, "retired": r, "stalls": s}
+            elif tag == "A":
+                out.toggles = [int(v) for v in vals]
+            elif tag == "M":
+                out.dmem[int(vals[0], 16)] = int(vals[1], 16)
+        except (ValueError, IndexError, KeyError, TypeError):  # not a line of the harness's
+            out.error = f"the simulator wrote a malformed line: {rest[:80]}"
+            break
     if out.error is None and (not res.ok or out.end_cycle < 0):
         out.error = f"simulator crashed (exit {res.returncode}): {res.tail(5)}"
     return out

@@ -65,16 +65,22 @@ def simulate(binary: Path, trace: Trace, stall_seed: int = 0, stall_permille: in
         mark, _, rest = line.partition(" ")
         if mark != nonce:
             continue
-        tag, *vals = rest.split()
-        if tag == "D":
-            out.deliveries[int(vals[1])].append((int(vals[0]), int(vals[2], 16), int(vals[3])))
-        elif tag == "E":
-            out.error = " ".join(vals)
-        elif tag == "END":
-            out.drained, out.delivered, out.injected = map(int, vals)
-            ended = True
-        elif tag == "A":
-            out.toggles = [int(v) for v in vals]
+        try:
+            tag, *vals = rest.split()
+            if tag != "E" and not all(len(v) <= 20 and v.removeprefix("-").isalnum() for v in vals):
+                raise ValueError(rest)  # the harness writes numbers of at most 64 bits
+            if tag == "D":
+                out.deliveries[int(vals[1])].append((int(vals[0]), int(vals[2], 16), int(vals[3])))
+            elif tag == "E":
+                out.error = " ".join(vals)
+            elif tag == "END":
+                out.drained, out.delivered, out.injected = map(int, vals)
+                ended = True
+            elif tag == "A":
+                out.toggles = [int(v) for v in vals]
+        except (ValueError, IndexError, KeyError, TypeError):  # not a line of the harness's
+            out.error = f"the simulator wrote a malformed line: {rest[:80]}"
+            break
     if out.error is None and (not res.ok or not ended):
         out.error = f"simulator crashed (exit {res.returncode}): {res.tail(5)}"
     return out
