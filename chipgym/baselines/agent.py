@@ -23,6 +23,7 @@ class Turn:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retries: int = 0  # requests retried (429, 5xx, timeouts) before the reply came
+    problem: str = ""  # why the reply could not be read as an action (the action is then empty), "" if it could
 
     @classmethod
     def of_action(cls, action: str) -> Turn:
@@ -40,7 +41,8 @@ class Agent(Protocol):
         """Starts an episode."""
 
     def act(self, observation: dict[str, str], info: dict[str, Any]) -> Turn:
-        """The next action, from the observation and info the last step gave; may raise EndpointUnavailable."""
+        """The next action, from the observation and info the last step gave; may raise EndpointUnavailable
+        (any other exception is the agent's failure)."""
 
     def close(self) -> None:
         """Frees what the agent holds."""

@@ -4,10 +4,15 @@ done: what ``chipgym eval`` runs in every Ray actor (and what a test runs in pro
 Records (JSON objects; :mod:`chipgym.baselines.step_log` writes and reads them):
 
 - ``start``: the episode's key, attempt, env, reset seed and options, and the opening messages of its chat.
-- ``step``: the action (as an episode record keeps it), the assistant message it came from, the env's answer as
-  the chat protocol puts it, a digest of the observation, reward, ending, info, tokens, retries and seconds.
+- ``step``: the action (as an episode record keeps it), the assistant message it came from, why that reply could
+  not be read as an action (``reply_error``, "" when it could), the env's answer as the chat protocol puts it, a
+  digest of the observation, reward, ending, info, tokens, retries and seconds.
 - ``end``: the status (``success``, ``failure``, ``error``: the deck or design errored, ``unavailable``: the
   endpoint or an engine failed, not the agent), the reason, the return, steps, tokens and seconds.
+
+Only the infrastructure makes an episode ``unavailable`` (:data:`chipgym.errors.UNAVAILABLE`: an
+``InfrastructureError`` such as ``EndpointUnavailable``, or running out of memory); any other exception, of the
+agent or of the env, ends the episode a ``failure`` whose reason names it.
 
 Wall times are under ``seconds`` and where an episode ran under ``node``: the only keys that differ between two
 runs of the same agent on the same episodes.
@@ -33,9 +38,10 @@ from typing import Any
 import gymnasium
 
 import chipgym  # noqa: F401  (registers the env ids in Ray's worker processes too)
-from chipgym.baselines.agent import Agent, EndpointUnavailable
+from chipgym.baselines.agent import Agent
 from chipgym.envs import chat
 from chipgym.envs.episode import logged_action
+from chipgym.errors import UNAVAILABLE
 from chipgym.results import Status
 
 AGENTS = ("openai", "scripted", "random")
@@ -117,9 +123,9 @@ class EpisodeRunner:
         try:
             observation, info = self.env.reset(seed=spec.seed, options=spec.options)
             self.agent.reset(observation, info, _agent_seed(spec))
-        except OSError as error:  # an engine that cannot start: no verdict on the agent
+        except Exception as error:  # an engine that cannot start is unavailable; anything else, a failure
             self._episode = None
-            return [start, end_record(spec, attempt, Status.UNAVAILABLE, str(error))]
+            return [start, end_record(spec, attempt, *_failed("reset", error))]
         self._episode = _Episode(spec, attempt, observation, info, time.perf_counter())
         start["messages"] = chat.messages(self.env_id, observation)
         start["group"] = spec.group or str(info.get("group") or info.get("start") or "")
@@ -134,10 +140,13 @@ class EpisodeRunner:
         began = time.perf_counter()
         try:
             turn = self.agent.act(episode.observation, episode.info)
-        except EndpointUnavailable as error:
-            return [self._end(Status.UNAVAILABLE, str(error))]
+        except Exception as error:
+            return [self._end(*_failed("the agent", error))]
         acted = time.perf_counter()
-        observation, reward, terminated, truncated, info = self.env.step(turn.action)
+        try:
+            observation, reward, terminated, truncated, info = self.env.step(turn.action)
+        except Exception as error:
+            return [self._end(*_failed("the env's step", error))]
         stepped = time.perf_counter()
         episode.observation, episode.info = observation, info
         episode.steps += 1
@@ -146,7 +155,8 @@ class EpisodeRunner:
         episode.tokens[1] += turn.completion_tokens
         episode.errors = _reports_errors(info, episode.errors)
         step = {"type": "step", **base, "step": episode.steps, "action": logged_action(turn.action, 1 << 20),
-                "message": turn.message, "answer": chat.state_message(self.env_id, observation),
+                "message": turn.message, "reply_error": turn.problem,
+                "answer": chat.state_message(self.env_id, observation),
                 "observation": digest(observation), "reward": reward, "terminated": terminated,
                 "truncated": truncated, "info": _jsonable(info), "prompt_tokens": turn.prompt_tokens,
                 "completion_tokens": turn.completion_tokens, "retries": turn.retries,
@@ -173,6 +183,14 @@ class EpisodeRunner:
         return end_record(episode.spec, episode.attempt, status, reason, steps=episode.steps,
                           prompt_tokens=episode.tokens[0], completion_tokens=episode.tokens[1],
                           seconds=time.perf_counter() - episode.started, **{"return": episode.total})
+
+def _failed(where: str, error: Exception) -> tuple[str, str]:
+    """The status and reason of an episode that ``error`` stopped: unavailable when the infrastructure failed,
+    else the agent's or the env's failure."""
+    if isinstance(error, UNAVAILABLE):
+        return Status.UNAVAILABLE, str(error) or type(error).__name__
+    return "failure", f"{where} raised {type(error).__name__}: {error}"
+
 
 def _reports_errors(info: dict[str, Any], before: bool) -> bool:
     """Whether the deck or design has errors, as far as this step tells (a step that tells nothing keeps what

@@ -1,6 +1,10 @@
-"""The summary of an evaluation: per group and overall, the success rate, the error rate (episodes whose deck
-or design errored), unavailable episodes (left out of the rates), mean steps and tokens, seconds, and with
-several samples per task, pass@k by the unbiased estimator.
+"""The summary of an evaluation: per group and overall, the episodes attempted, how many of them were
+unavailable, the success rate, the error rate (episodes whose deck or design errored), mean steps, tokens and
+return, seconds, and with several samples per task, pass@k by the unbiased estimator.
+
+Every rate and mean is over the attempted episodes, unavailable ones included (as not solved): an episode the
+infrastructure lost lowers a rate, so that no rate can rise by dropping episodes. ``unavailable`` says how many
+there were; ``chipgym eval --resume`` plays them again.
 
 >>> pass_at_k(n=4, c=1, k=1), pass_at_k(n=4, c=1, k=4), pass_at_k(n=4, c=0, k=2)
 (0.25, 1.0, 0.0)
@@ -27,29 +31,31 @@ def _task(episode: LoggedEpisode) -> str:
     return episode.start["episode"].rsplit("#", 1)[0]
 
 
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
 def _figures(episodes: Sequence[LoggedEpisode], samples: int) -> dict[str, Any]:
     ends = [e.end for e in episodes]
-    available = [end for end in ends if end["status"] != "unavailable"]
-    count = len(available)
     figures: dict[str, Any] = {
-        "episodes": len(ends),
-        "unavailable": len(ends) - count,
-        "success_rate": sum(end["status"] == "success" for end in available) / count if count else None,
-        "error_rate": sum(end["status"] == "error" for end in available) / count if count else None,
-        "mean_steps": sum(end["steps"] for end in available) / count if count else None,
-        "mean_tokens": sum(end["prompt_tokens"] + end["completion_tokens"] for end in available) / count
-        if count else None,
-        "mean_return": sum(end["return"] for end in available) / count if count else None,
+        "attempted": len(ends),
+        "episodes": len(ends),  # the same as attempted, for readers of older summaries
+        "unavailable": sum(end["status"] == "unavailable" for end in ends),
+        "successes": sum(end["status"] == "success" for end in ends),
+        "success_rate": _mean([end["status"] == "success" for end in ends]),
+        "error_rate": _mean([end["status"] == "error" for end in ends]),
+        "mean_steps": _mean([end["steps"] for end in ends]),
+        "mean_tokens": _mean([end["prompt_tokens"] + end["completion_tokens"] for end in ends]),
+        "mean_return": _mean([end["return"] for end in ends]),
         "episode_seconds": sum(end["seconds"] for end in ends),
     }
     if samples > 1:
         per_task: dict[str, list[bool]] = defaultdict(list)
         for episode in episodes:
-            if episode.end["status"] != "unavailable":
-                per_task[_task(episode)].append(episode.end["status"] == "success")
+            per_task[_task(episode)].append(episode.end["status"] == "success")
         for k in range(1, samples + 1):
-            scores = [pass_at_k(len(runs), sum(runs), k) for runs in per_task.values() if len(runs) >= k]
-            figures[f"pass@{k}"] = sum(scores) / len(scores) if scores else None
+            figures[f"pass@{k}"] = _mean([pass_at_k(len(runs), sum(runs), k) for runs in per_task.values()
+                                          if len(runs) >= k])
     return figures
 
 
@@ -78,10 +84,10 @@ def summary_table(summary: dict[str, Any]) -> str:
             return "-" if value is None else f"{value:.1f}"
 
         passes = "  ".join(f"{k} {pct(v)}" for k, v in f.items() if k.startswith("pass@"))
-        return (f"{name:12} {f['episodes']:>8} {pct(f['success_rate']):>8} {pct(f['error_rate']):>8} "
+        return (f"{name:12} {f['attempted']:>9} {pct(f['success_rate']):>8} {pct(f['error_rate']):>8} "
                 f"{f['unavailable']:>6} {num(f['mean_steps']):>6} {num(f['mean_tokens']):>9}  {passes}").rstrip()
 
-    rows = [f"{'group':12} {'episodes':>8} {'success':>8} {'errors':>8} {'unav.':>6} {'steps':>6} {'tokens':>9}"]
+    rows = [f"{'group':12} {'attempted':>9} {'success':>8} {'errors':>8} {'unav.':>6} {'steps':>6} {'tokens':>9}"]
     rows += [line(name, figures) for name, figures in summary["groups"].items()]
     rows.append(line("all", summary["all"]))
     overall = summary["all"]

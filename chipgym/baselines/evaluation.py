@@ -26,6 +26,7 @@ from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec, end_rec
 from chipgym.baselines.eval_summary import summarize
 from chipgym.baselines.ray_actors import actor_class, ray_session
 from chipgym.baselines.step_log import StepLog, read_episodes
+from chipgym.errors import UNAVAILABLE
 
 LOG_NAME, RUN_NAME, SUMMARY_NAME = "steps.jsonl", "run.json", "summary.json"
 SAME_RUN = ("env_id", "env_kwargs", "agent", "samples")  # what --resume must find unchanged in run.json
@@ -133,9 +134,8 @@ def _play(run: EvalRun, todo: deque, attempts, log: StepLog, ray) -> None:
         actor, spec, attempt = inflight.pop(ready)
         try:
             records = ray.get(ready)
-        except ray.exceptions.RayError as error:  # the actor died (its node went away, out of memory)
-            records = [end_record(spec, attempt, "unavailable",
-                                  f"the Ray actor was lost: {type(error).__name__}: {str(error)[:500]}")]
+        except ray.exceptions.RayError as error:
+            records = [end_record(spec, attempt, *_lost(ray, error))]
             ray.kill(actor, no_restart=True)
             actor = new_actor()
         for record in records:
@@ -154,3 +154,12 @@ def _play(run: EvalRun, todo: deque, attempts, log: StepLog, ray) -> None:
     bar.close()
 
 
+def _lost(ray, error: Exception) -> tuple[str, str]:
+    """The status and reason of an episode whose actor call failed: a call that raised (the runner turns the
+    agent's and the env's exceptions into failures itself, so this is a bug of its own) is a failure, unless
+    what it raised is the infrastructure's; an actor that died (its node went away, out of memory) is
+    unavailable."""
+    described = f"{type(error).__name__}: {str(error)[:500]}"
+    if isinstance(error, ray.exceptions.RayTaskError) and not isinstance(error, UNAVAILABLE):
+        return "failure", f"the episode raised {described}"
+    return "unavailable", f"the Ray actor was lost: {described}"

@@ -56,7 +56,7 @@ def evaluate(args) -> int:
     print(summary_table(summary))
     print(f"log: {run.out / 'steps.jsonl'}; summary: {run.out / 'summary.json'}")
     overall = summary["all"]
-    return 2 if overall["episodes"] and overall["unavailable"] == overall["episodes"] else 0
+    return 2 if overall["attempted"] and overall["unavailable"] == overall["attempted"] else 0
 
 
 def add_commands(commands) -> None:
@@ -93,7 +93,8 @@ def add_commands(commands) -> None:
     llm.add_argument("--top-p", type=float)
     llm.add_argument("--seed", type=int)
     llm.add_argument("--max-tokens", type=int)
-    llm.add_argument("--request-timeout", type=float, help="seconds of one request (300)")
+    llm.add_argument("--request-timeout", type=float,
+                     help="wall-clock seconds of one attempt of a request, the whole reply included (300)")
     llm.add_argument("--retries", type=int, help="retries of a request after 429, 5xx or a timeout (4)")
     llm.add_argument("--stream", action="store_true", help="stream the replies")
     llm.add_argument("--no-tools", action="store_true", help="ask for fenced JSON actions, offer no tools")

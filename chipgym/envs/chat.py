@@ -108,15 +108,20 @@ def messages(env_id: str, observation: Mapping[str, str], max_chars: int | None 
 def action_from_reply(content: str | None, tool_calls: Sequence[Mapping[str, Any]] = ()) -> str | None:
     """The action text of a reply: its first tool call as ``{"op": NAME, **arguments}``, else its last fenced
     JSON block, else the whole reply when it is a JSON object; None when the reply holds no action.
-    Arguments that are not a JSON object are passed on as they are, for the env to reject."""
+    Tool calls are as the LLM client keeps them (a function with a name and text arguments); arguments that are
+    not a JSON object, or are nested too deeply to read, are passed on as they are, for the env to reject.
+
+    >>> action_from_reply("", [{"function": {"name": "write", "arguments": "[" * 100_000}}])[:3]
+    '[[['
+    """
     if tool_calls:
         function = tool_calls[0]["function"]
         arguments = function.get("arguments") or "{}"
         try:
             data = json.loads(arguments)
-        except ValueError:
+            return json.dumps({"op": function["name"], **data}) if isinstance(data, dict) else arguments
+        except (ValueError, RecursionError):
             return arguments
-        return json.dumps({"op": function["name"], **data}) if isinstance(data, dict) else arguments
     text = (content or "").strip()
     blocks = FENCED_JSON.findall(text)
     if blocks:

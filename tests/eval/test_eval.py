@@ -109,7 +109,7 @@ def test_the_openai_agent_on_both_envs_with_two_workers_and_identical_logs(local
 def test_an_unreachable_endpoint_makes_every_episode_unavailable_and_resume_runs_them_again(local_ray, tmp_path):
     llm = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "retries": 1, "backoff": 0.0}
     summary, _ = run(tmp_path, RTL, {"formal": False}, "openai", llm, starts=["empty"])
-    assert summary["all"]["unavailable"] == 1 and summary["all"]["success_rate"] is None
+    assert summary["all"]["unavailable"] == summary["all"]["attempted"] == 1 and summary["all"]["success_rate"] == 0
     with ChatServer(rtl_policy) as server:
         llm = {"base_url": server.base_url, "model": "m"}
         summary, episodes = run(tmp_path, RTL, {"formal": False}, "openai", llm, starts=["empty"], resume=True)

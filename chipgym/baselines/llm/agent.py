@@ -3,8 +3,11 @@
 The conversation opens with the system prompt and the task message (:mod:`chipgym.envs.chat`); every step adds
 the model's reply and the env's answer to it (a tool result when the reply called a tool, else a user message).
 Replies without an action go to the env as they are, which rejects them as feedback: they cost a step and never
-end an episode. When the conversation outgrows ``config.context_chars``, the oldest turns are dropped (a note
-says how many); the system prompt and the task message, which hold the rule, are never dropped.
+end an episode. A reply that cannot be read as an action at all (a tool call without a function, content that is
+not text, a reply over the client's limit: ``Reply.problem``) is sent to the env as an empty action, rejected the
+same way, and the answer to it names the problem. When the conversation outgrows ``config.context_chars``, the
+oldest turns are dropped (a note says how many); the system prompt and the task message, which hold the rule,
+are never dropped.
 
 >>> from chipgym.baselines.llm import LlmAgent, LlmConfig
 >>> agent = LlmAgent("chipgym/DrcScript-v0", LlmConfig("http://127.0.0.1:8000/v1", "qwen"))  # doctest: +SKIP
@@ -16,7 +19,7 @@ import time
 from typing import Any
 
 from chipgym.baselines.agent import Turn
-from chipgym.baselines.llm.client import ChatClient
+from chipgym.baselines.llm.client import ChatClient, Reply
 from chipgym.baselines.llm.config import LlmConfig
 from chipgym.envs import chat
 
@@ -31,22 +34,25 @@ class LlmAgent:
         self.opening: list[dict[str, Any]] = []
         self.turns: list[list[dict[str, Any]]] = []  # per step: the assistant message and the env's answer
         self.started = 0.0
+        self._unread = ""  # why the last reply could not be read as an action
 
     def reset(self, observation: dict[str, str], info: dict[str, Any], seed: int) -> None:
         self.opening = chat.messages(self.env_id, observation, self.config.context_chars // 2)
         self.turns = []
         self.started = time.monotonic()
+        self._unread = ""
 
     def act(self, observation: dict[str, str], info: dict[str, Any]) -> Turn:
         if self.turns:
-            self._answer(self.turns[-1], chat.state_message(self.env_id, observation, self._time_note()))
+            unread = f"Your reply was not read: {self._unread}.\n\n" if self._unread else ""
+            self._answer(self.turns[-1], unread + chat.state_message(self.env_id, observation, self._time_note()))
         elif self.config.time_limit is not None:
             self.opening[-1]["content"] += "\n\n" + self._time_note()
         reply = self.client.complete(self.conversation(), self.tools)
         self.turns.append([reply.message])
-        action = chat.action_from_reply(reply.message["content"], reply.message.get("tool_calls", ()))
-        return Turn(reply.message["content"] if action is None else action, reply.message, reply.prompt_tokens,
-                    reply.completion_tokens, reply.retries)
+        self._unread = reply.problem
+        return Turn(_action(reply), reply.message, reply.prompt_tokens, reply.completion_tokens, reply.retries,
+                    reply.problem)
 
     def conversation(self) -> list[dict[str, Any]]:
         """The messages of the next request: the opening, a note of dropped turns, and the latest turns that fit
@@ -74,6 +80,15 @@ class LlmAgent:
             return ""
         left = max(0.0, self.config.time_limit - (time.monotonic() - self.started))
         return f"Time left: {left:.0f} s of {self.config.time_limit:.0f} s."
+
+
+def _action(reply: Reply) -> str:
+    """The action of a reply: the one the chat protocol reads, else its text; empty for a reply that cannot be
+    read (the env rejects it as any malformed action)."""
+    if reply.problem:
+        return ""
+    action = chat.action_from_reply(reply.message["content"], reply.message.get("tool_calls", ()))
+    return reply.message["content"] if action is None else action
 
 
 def _chars(message: dict[str, Any]) -> int:

@@ -1,29 +1,85 @@
-"""One chat-completions request with the official ``openai`` client, streamed or not, retried with backoff on
-what is the infrastructure's fault (HTTP 429 and 5xx, timeouts, lost connections); after the last retry, or on
-any other API error, :class:`EndpointUnavailable`.
+"""One chat-completions request with the official ``openai`` client, streamed or not, whose reply is read as
+untrusted input: the whole exchange has a wall-clock deadline (``config.timeout``) whatever the server trickles,
+at most MAX_REPLY_BYTES of the body are read, and the body is parsed here, against the chat-completions schema.
+
+- What is the infrastructure's fault (HTTP 429 and 5xx, a timeout, a lost connection, a body that is not a chat
+  completion, usage that is not token counts) is retried with backoff; after the last retry, or on any other API
+  error, :class:`EndpointUnavailable`.
+- What the model wrote that cannot be read as an action (content that is not text, a tool call without a
+  function or a name, arguments that are not text, a reply over MAX_REPLY_CHARS or MAX_REPLY_BYTES) is a
+  :class:`Reply` whose ``problem`` says so; its message keeps at most KEPT_CHARS of the text.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import socket
+import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
+import httpx2
 import openai
 
 from chipgym.baselines.agent import EndpointUnavailable
 from chipgym.baselines.llm.config import LlmConfig
 
 RETRIED = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
+MAX_REPLY_BYTES = 32 << 20  # of one response body, streamed or not (a streamed token costs ~200 bytes of events)
+MAX_REPLY_CHARS = 1 << 20  # of content and tool calls, above the longest action of any env
+KEPT_CHARS = 2000  # of the text of a rejected reply, in the conversation and the log
+MAX_TOKENS = 1 << 40  # a usage count above this is not a count
 
 
 @dataclass(frozen=True)
 class Reply:
-    message: dict[str, Any]  # the assistant message: role, content and tool_calls when there are some
+    message: dict[str, Any]  # the assistant message: role, content (text) and tool_calls when there are some
     prompt_tokens: int
     completion_tokens: int
-    retries: int
-    seconds: float  # wall time of the request, retries and backoff included
+    retries: int = 0
+    seconds: float = 0.0  # wall time of the request, retries and backoff included
+    problem: str = ""  # why the reply cannot be an action ("" when it can)
+
+
+class _Retried(Exception):
+    """One attempt failed for a reason of the infrastructure's; the message says which."""
+
+
+class _TooLong(Exception):
+    """A body over MAX_REPLY_BYTES."""
+
+
+class _Deadline:
+    """Shuts the connections of one attempt down when its time is up. httpx's timeouts bound each read, not the
+    exchange, so a server that trickles a byte at a time would otherwise hold a request for ever."""
+
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+        self._timers: list[threading.Timer] = []
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:  # httpcore's trace extension
+        if event == "connection.connect_tcp.complete":
+            timer = threading.Timer(max(0.0, self.end - time.monotonic()), _shut,
+                                    (info["return_value"].get_extra_info("socket"),))
+            timer.daemon = True
+            timer.start()
+            self._timers.append(timer)
+
+    def passed(self) -> bool:
+        return time.monotonic() >= self.end
+
+    def cancel(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)  # wakes the read blocked on it, unlike close()
+    except OSError:  # closed already
+        pass
 
 
 class ChatClient:
@@ -31,28 +87,32 @@ class ChatClient:
 
     def __init__(self, config: LlmConfig):
         self.config = config
+        self._deadline = _Deadline(0.0)
+        # a new connection per request (no keep-alive), so that each attempt's deadline holds its socket;
         # retries are ours (so they are counted, and a timeout of a stream is retried too)
+        http = openai.DefaultHttpxClient(timeout=config.timeout, limits=httpx2.Limits(max_keepalive_connections=0),
+                                         event_hooks={"request": [self._traced]})
         self._client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key, timeout=config.timeout,
-                                     max_retries=0)
+                                     max_retries=0, http_client=http)
 
     def complete(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Reply:
         start = time.perf_counter()
-        attempt = 0
-        while True:
+        for attempt in range(self.config.retries + 1):
+            if attempt:
+                time.sleep(self.config.backoff * 2 ** (attempt - 1))
             try:
-                message, usage = self._request(messages, tools)
-                return Reply(message, usage[0], usage[1], attempt, time.perf_counter() - start)
-            except RETRIED as error:
-                if attempt == self.config.retries:
-                    raise EndpointUnavailable(f"{self.config.base_url}: {_describe(error)} "
-                                              f"after {attempt + 1} attempts") from None
-            except openai.APIError as error:
-                raise EndpointUnavailable(f"{self.config.base_url}: {_describe(error)}") from None
-            time.sleep(self.config.backoff * 2**attempt)
-            attempt += 1
+                reply = self._attempt(messages, tools)
+            except _Retried as error:
+                failure = str(error)
+                continue
+            return dataclasses.replace(reply, retries=attempt, seconds=time.perf_counter() - start)
+        raise EndpointUnavailable(f"{self.config.base_url}: {failure} after {self.config.retries + 1} attempts")
 
     def close(self) -> None:
         self._client.close()
+
+    def _traced(self, request: httpx2.Request) -> None:
+        request.extensions["trace"] = self._deadline.trace
 
     def _arguments(self, messages, tools) -> dict[str, Any]:
         config = self.config
@@ -62,51 +122,166 @@ class ChatClient:
         arguments.update({name: value for name, value in optional.items() if value is not None})
         if tools:
             arguments["tools"] = list(tools)
+        if config.stream:
+            arguments.update(stream=True, stream_options={"include_usage": True})
         return arguments
 
-    def _request(self, messages, tools) -> tuple[dict[str, Any], tuple[int, int]]:
-        arguments = self._arguments(messages, tools)
-        if not self.config.stream:
-            response = self._client.chat.completions.create(**arguments)
-            if not response.choices:
-                raise EndpointUnavailable(f"{self.config.base_url}: a reply without choices")
-            reply = response.choices[0].message
-            calls = [{"id": c.id, "type": "function", "function": {"name": c.function.name,
-                                                                  "arguments": c.function.arguments}}
-                     for c in reply.tool_calls or ()]
-            return _message(reply.content, calls), _usage(response.usage)
-        stream = self._client.chat.completions.create(**arguments, stream=True,
-                                                      stream_options={"include_usage": True})
-        content: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
-        usage = None
-        for chunk in stream:
-            usage = chunk.usage or usage
-            for choice in chunk.choices[:1]:
-                content.append(choice.delta.content or "")
-                for delta in choice.delta.tool_calls or ():
-                    call = calls.setdefault(delta.index, {"id": "", "type": "function",
-                                                          "function": {"name": "", "arguments": ""}})
-                    call["id"] = delta.id or call["id"]
-                    if delta.function is not None:
-                        call["function"]["name"] += delta.function.name or ""
-                        call["function"]["arguments"] += delta.function.arguments or ""
-        return _message("".join(content), [calls[i] for i in sorted(calls)]), _usage(usage)
+    def _attempt(self, messages, tools) -> Reply:
+        self._deadline = _Deadline(self.config.timeout)
+        try:
+            body = self._body(self._arguments(messages, tools))
+        except _TooLong:
+            return Reply(_message("", None)[0], 0, 0, problem=f"the reply is over {MAX_REPLY_BYTES} bytes")
+        finally:
+            self._deadline.cancel()
+        message, usage = _streamed(body) if self.config.stream else _completion(body)
+        kept, problem = _message(message.get("content"), message.get("tool_calls"))
+        return Reply(kept, *_usage(usage), problem=problem)
+
+    def _body(self, arguments: dict[str, Any]) -> bytes:
+        try:
+            with self._client.chat.completions.with_streaming_response.create(**arguments) as response:
+                return _read(response.iter_bytes())
+        except RETRIED + (httpx2.HTTPError,) as error:
+            if self._deadline.passed():
+                raise _Retried(f"no whole reply within the timeout of {self.config.timeout:g} s") from None
+            raise _Retried(_describe(error)) from None
+        except openai.APIError as error:
+            raise EndpointUnavailable(f"{self.config.base_url}: {_describe(error)}") from None
 
 
-def _message(content: str | None, calls: list[dict[str, Any]]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": content or ""}
+def _read(chunks: Iterable[bytes]) -> bytes:
+    body = bytearray()
+    for chunk in chunks:
+        body += chunk
+        if len(body) > MAX_REPLY_BYTES:
+            raise _TooLong
+    return bytes(body)
+
+
+def _json(data: bytes, what: str) -> Any:
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise _Retried(f"{what} nested too deeply") from None
+    except ValueError:  # JSONDecodeError, UnicodeDecodeError, integers of too many digits
+        raise _Retried(f"{what} that is not JSON") from None
+
+
+def _object(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Retried(f"{what} that is not a JSON object")
+    return value
+
+
+def _completion(body: bytes) -> tuple[dict[str, Any], Any]:
+    """The message and usage of a chat completion."""
+    data = _object(_json(body, "a reply"), "a reply")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise _Retried("a reply without choices")
+    return _object(_object(choices[0], "a choice").get("message"), "a choice's message"), data.get("usage")
+
+
+def _events(body: bytes) -> Iterator[dict[str, Any]]:
+    for line in body.splitlines():
+        if line.startswith(b"data:"):
+            data = line[5:].strip()
+            if data == b"[DONE]":
+                return
+            yield _object(_json(data, "a streamed chunk"), "a streamed chunk")
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if value is not None and not isinstance(value, list):
+        raise _Retried(f"{what} that is not a list")
+    return value or []
+
+
+def _streamed(body: bytes) -> tuple[dict[str, Any], Any]:
+    """The message and usage of a streamed reply: its deltas joined."""
+    content: list[Any] = []
+    calls: dict[int, dict[str, Any]] = {}
+    usage = None
+    for event in _events(body):
+        if "error" in event:  # what a server streams when generation fails midway
+            raise _Retried("a streamed error")
+        usage = event.get("usage") or usage
+        for choice in _list(event.get("choices"), "a streamed chunk's choices")[:1]:
+            delta = _object(_object(choice, "a streamed choice").get("delta"), "a streamed delta")
+            content.append(delta.get("content"))
+            for piece in _list(delta.get("tool_calls"), "a streamed delta's tool_calls"):
+                piece = _object(piece, "a streamed tool call")
+                function = _object(piece.get("function") or {}, "a streamed tool call's function")
+                call = calls.setdefault(_index(piece.get("index", 0)), {"id": "", "name": [], "arguments": []})
+                call["id"] = piece.get("id") or call["id"]
+                call["name"].append(function.get("name"))
+                call["arguments"].append(function.get("arguments"))
+    joined = [{"id": c["id"], "function": {"name": _join(c["name"]), "arguments": _join(c["arguments"])}}
+              for _, c in sorted(calls.items())]
+    return {"content": _join(content), "tool_calls": joined}, usage
+
+
+def _index(value: Any) -> int:
+    if type(value) is not int or not 0 <= value < 1024:
+        raise _Retried("a streamed tool call whose index is not a small number")
+    return value
+
+
+def _join(pieces: list[Any]) -> Any:
+    """Streamed pieces of one field as one text; the first piece that is neither text nor null, if any, instead
+    (for :func:`_problem` to name)."""
+    wrong = [piece for piece in pieces if piece is not None and not isinstance(piece, str)]
+    return wrong[0] if wrong else "".join(piece for piece in pieces if piece)
+
+
+def _problem(content: Any, calls: Any) -> str:
+    """What in a message cannot be read as an action ("" if nothing)."""
+    if content is not None and not isinstance(content, str):
+        return "its content is not text"
+    if calls is not None and not isinstance(calls, list):
+        return "its tool_calls are not a list"
+    for i, call in enumerate(calls or ()):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            return f"tool call {i} has no function"
+        if not isinstance(function.get("name"), str) or not function["name"]:
+            return f"tool call {i} has no function name"
+        if not isinstance(function.get("arguments") or "", str):
+            return f"the arguments of tool call {i} are not text"
+    size = len(content or "") + sum(len(c["function"]["name"]) + len(c["function"].get("arguments") or "") + 40
+                                    for c in calls or ())
+    return f"the reply is {size} characters long, over the limit of {MAX_REPLY_CHARS}" if size > MAX_REPLY_CHARS else ""
+
+
+def _message(content: Any, calls: Any) -> tuple[dict[str, Any], str]:
+    """The assistant message a reply leaves in the conversation and the log, and its problem: a reply that
+    cannot be read keeps only the start of its text."""
+    text = content if isinstance(content, str) else ""
+    problem = _problem(content, calls)
+    if problem:
+        cut = f"\n... ({len(text) - KEPT_CHARS} characters cut)" if len(text) > KEPT_CHARS else ""
+        return {"role": "assistant", "content": text[:KEPT_CHARS] + cut}, problem
+    message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
-        message["tool_calls"] = calls
-    return message
+        message["tool_calls"] = [
+            {"id": call["id"] if isinstance(call.get("id"), str) and call["id"] else f"call_{i}", "type": "function",
+             "function": {"name": call["function"]["name"], "arguments": call["function"].get("arguments") or ""}}
+            for i, call in enumerate(calls)]
+    return message, ""
 
 
-def _usage(usage) -> tuple[int, int]:
+def _usage(usage: Any) -> tuple[int, int]:
+    """The prompt and completion tokens of a reply's usage (0 when the endpoint gives none)."""
     if usage is None:
         return 0, 0
-    return int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0)
+    names = ("prompt_tokens", "completion_tokens")
+    counts = tuple(usage.get(name) or 0 for name in names) if isinstance(usage, dict) else (usage, usage)
+    if not all(type(count) is int and 0 <= count <= MAX_TOKENS for count in counts):
+        raise _Retried("a reply whose usage is not token counts")
+    return counts
 
 
-def _describe(error: openai.APIError) -> str:
+def _describe(error: Exception) -> str:
     status = getattr(error, "status_code", None)
     return f"HTTP {status}" if status else type(error).__name__

@@ -31,7 +31,7 @@ class LlmConfig:
     top_p: float | None = None
     seed: int | None = None
     max_tokens: int | None = None
-    timeout: float = 300.0  # seconds of one request
+    timeout: float = 300.0  # wall-clock seconds of one attempt of a request, the whole reply included
     retries: int = 4  # after a 429, a 5xx, a timeout or a lost connection
     backoff: float = 1.0  # seconds before the first retry, doubled before each next one
     stream: bool = False
