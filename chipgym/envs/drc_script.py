@@ -295,8 +295,10 @@ class DrcScriptEnv(TextActionEnv):
         verdict = "accepted" if result.success else "rejected"
         if self.regime == "evaluation":
             self._submitted.add(task.id)
-            self.feedback = f"Submitted: {verdict}."
-            return StepOutcome(float(result.success), True, {"grade": {"success": result.success}})
+            precheck_failed = {"precheck": result.precheck} if result.precheck else {}  # the task's, not the deck's
+            self.feedback = f"Submitted: {verdict}." + (f" The task itself fails its precheck: {result.precheck}."
+                                                        if result.precheck else "")
+            return StepOutcome(float(result.success), True, {"grade": {"success": result.success, **precheck_failed}})
         info = grade_info(result)
         error = f" Error classes on some training layouts: {', '.join(info['errors'])}." if info["errors"] else ""
         if info["extra_categories"]:

@@ -37,7 +37,10 @@ Public/hidden split: Rule2DRC has a single labelled set.  chipgym adds an option
 ``public_examples`` spec key listing the ``filename`` values an agent may see; every
 other row of ``labels.csv`` is hidden.  Without the key (published data) all rows are
 hidden.  Optional keys ``group``, ``split`` and ``metadata`` round-trip the rest of
-:class:`~chipgym.tasks.drc.task.DrcTask`; without ``split`` a task has none (``None``).
+:class:`~chipgym.tasks.drc.task.DrcTask`; without ``split`` a task has none (``None``).  chipgym's optional
+``training_dir`` key names a folder of the problem beside its data folder (``problems/{id}/training``, with
+its own ``labels.csv``) holding the task's training layouts (``DrcTask.training_testcases``, graded in the
+env's training regime); the published evaluator never reads it. Without it a task has no training layouts.
 
 >>> import tempfile
 >>> folder = load_rule2drc(write_rule2drc([], tempfile.mkdtemp()))
@@ -65,6 +68,7 @@ from chipgym.errors import Rule2DrcFormatError
 from chipgym.tasks.drc.task import DrcTask, Split, Testcase
 
 DATA_DIR = "data/gds"
+TRAINING_DIR = "training"  # chipgym's own: a problem's training layouts, beside (never inside) its data folder
 T = TypeVar("T")
 
 # What a folder can make this process read: regular files of at most these sizes (a problem's layouts are
@@ -172,43 +176,24 @@ def _load_problem(problem_dir: Path) -> tuple[DrcTask, list[str]]:
     if data_dir is None:
         raise Rule2DrcFormatError(f"{spec_path}: key data_dir {data_key!r}: labels file not found "
                                   f"({' nor '.join(str(d / data_key / 'labels.csv') for d in (folder, root))})"[:1000])
-    labels_csv = _contained(_resolve(data_dir / "labels.csv", str(data_dir)), folder, str(data_dir), "labels.csv")
-    by_filename: dict[str, Path] = {}
-    labels: dict[Path, dict[str, int]] = {}
-    layouts: dict[Path, bytes] = {}
-    total = 0
-    for filename, row_labels in _read_labels(labels_csv, categories):
-        gds = _locate(folder, [root, folder, data_dir], filename, f"{labels_csv}: layout")
-        if gds is None:
-            raise Rule2DrcFormatError(f"{labels_csv}: layout {filename} not found")
-        if gds in labels:
-            raise Rule2DrcFormatError(f"{labels_csv}: layout {filename} has more than one row")
-        layouts[gds] = _read_gds(gds)
-        total += len(layouts[gds])
-        if total > MAX_PROBLEM_LAYOUT_BYTES:
-            raise Rule2DrcFormatError(f"{labels_csv}: the layouts add up to over {MAX_PROBLEM_LAYOUT_BYTES} bytes")
-        by_filename[filename], labels[gds] = gds, row_labels
-    filenames = {gds: filename for filename, gds in by_filename.items()}
-    stems = Counter(gds.stem for gds in labels)
-    cases = {
-        gds: Testcase(
-            name=gds.stem if stems[gds.stem] == 1 else Path(os.path.relpath(gds, data_dir)).with_suffix("").as_posix(),
-            gds=layouts[gds],
-            labels=row_labels,
-            filename=filenames[gds],
-        )
-        for gds, row_labels in labels.items()
-    }
+    labels_csv, cases = _labelled_layouts(folder, root, data_dir, categories)
+    by_filename = {case.filename: gds for gds, case in cases.items()}
+    training: tuple[Testcase, ...] = ()
+    if (training_key := field("training_dir", str, None)) is not None:
+        training_dir = _locate(folder, [folder, root], training_key, f"{spec_path}: key training_dir", "labels.csv")
+        if training_dir is None:
+            raise Rule2DrcFormatError(f"{spec_path}: key training_dir {training_key!r}: labels file not found"[:1000])
+        training = tuple(_labelled_layouts(folder, root, training_dir, categories)[1].values())
     public = field("public_examples", lambda v: [str(f) for f in v], [])
     if unknown := [f for f in public if f not in by_filename]:
         raise Rule2DrcFormatError(f"{spec_path}: public_examples not in labels.csv: {', '.join(unknown)}"[:1000])
     public_paths = [by_filename[f] for f in public]
     unlabelled = tuple(sorted(  # rglob enters no symlinked folder, so only a file's own link needs resolving
         p.relative_to(data_dir).as_posix() for p in data_dir.rglob("*")
-        if p.suffix.lower() == ".gds" and (p.resolve() if p.is_symlink() else p) not in labels
+        if p.suffix.lower() == ".gds" and (p.resolve() if p.is_symlink() else p) not in cases
     ))
     warnings = [f"{labels_csv}: category {c!r} is labelled 0 on every layout; the published metric never "
-                "succeeds on this task" for c in categories if not any(row[c] for row in labels.values())]
+                "succeeds on this task" for c in categories if not any(case.labels[c] for case in cases.values())]
     if unlabelled:
         warnings.append(f"{data_dir}: {len(unlabelled)} GDS file(s) without a row in labels.csv "
                         f"({', '.join(unlabelled[:3])}{', ...' if len(unlabelled) > 3 else ''}); "
@@ -224,6 +209,7 @@ def _load_problem(problem_dir: Path) -> tuple[DrcTask, list[str]]:
         gold_deck=_read_text(deck_path, MAX_DECK_BYTES),
         public_examples=tuple(cases[p] for p in public_paths),
         hidden_testcases=tuple(c for p, c in cases.items() if p not in public_paths),
+        training_testcases=training,
         group=field("group", str, "rule2drc"),
         thresholds=field("thresholds", lambda v: {str(k): _finite(x) for k, x in v.items()}, {}),
         split=field("split", _split, None),
@@ -393,6 +379,36 @@ def _parse_labels(csv_path: Path, text: str, categories: tuple[str, ...]) -> lis
     return rows
 
 
+def _labelled_layouts(folder: Path, root: Path, data_dir: Path,
+                      categories: tuple[str, ...]) -> tuple[Path, dict[Path, Testcase]]:
+    """The ``labels.csv`` of ``data_dir`` and its layouts as testcases, by path; raises Rule2DrcFormatError."""
+    labels_csv = _contained(_resolve(data_dir / "labels.csv", str(data_dir)), folder, str(data_dir), "labels.csv")
+    rows: dict[Path, tuple[str, dict[str, int]]] = {}
+    layouts: dict[Path, bytes] = {}
+    total = 0
+    for filename, row_labels in _read_labels(labels_csv, categories):
+        gds = _locate(folder, [root, folder, data_dir], filename, f"{labels_csv}: layout")
+        if gds is None:
+            raise Rule2DrcFormatError(f"{labels_csv}: layout {filename} not found")
+        if gds in rows:
+            raise Rule2DrcFormatError(f"{labels_csv}: layout {filename} has more than one row")
+        layouts[gds] = _read_gds(gds)
+        total += len(layouts[gds])
+        if total > MAX_PROBLEM_LAYOUT_BYTES:
+            raise Rule2DrcFormatError(f"{labels_csv}: the layouts add up to over {MAX_PROBLEM_LAYOUT_BYTES} bytes")
+        rows[gds] = (filename, row_labels)
+    stems = Counter(gds.stem for gds in rows)
+    return labels_csv, {
+        gds: Testcase(
+            name=gds.stem if stems[gds.stem] == 1 else Path(os.path.relpath(gds, data_dir)).with_suffix("").as_posix(),
+            gds=layouts[gds],
+            labels=row_labels,
+            filename=filename,
+        )
+        for gds, (filename, row_labels) in rows.items()
+    }
+
+
 def write_rule2drc(tasks: Iterable[DrcTask], out_dir: str | Path) -> Path:
     """Write tasks under ``out_dir/problems`` (byte-identical for equal tasks); returns that folder.
 
@@ -405,8 +421,9 @@ def write_rule2drc(tasks: Iterable[DrcTask], out_dir: str | Path) -> Path:
     return problems
 
 
-def testcase_filename(task_id: str, case: Testcase) -> str:
-    """The ``labels.csv`` filename of a testcase, relative to the folder holding ``problems/``.
+def testcase_filename(task_id: str, case: Testcase, data_dir: str = DATA_DIR) -> str:
+    """The ``labels.csv`` filename of a testcase, relative to the folder holding ``problems/`` (in ``data_dir``
+    of the problem folder: the data folder, or the training folder).
 
     A name that is a path in the data folder (``pass/x``, given to layouts that share a stem) is kept;
     other layouts go to ``pass/`` or ``fail/`` by their labels.
@@ -415,7 +432,7 @@ def testcase_filename(task_id: str, case: Testcase) -> str:
     ['problems/0001/data/gds/fail/x.gds', 'problems/0001/data/gds/pass/x.gds']
     """
     where = case.name if "/" in case.name else f"{'fail' if case.failing else 'pass'}/{case.name}"
-    return f"problems/{task_id}/{DATA_DIR}/{where}.gds"
+    return f"problems/{task_id}/{data_dir}/{where}.gds"
 
 
 def labels_filename(task_id: str, case: Testcase) -> str:
@@ -428,24 +445,31 @@ def _write_problem(task: DrcTask, problem_dir: Path) -> None:
     """Writes one problem; nothing is removed or written unless every path stays inside ``problem_dir``."""
     if not TASK_ID.fullmatch(task.id):
         raise Rule2DrcFormatError(f"task id {task.id[:200]!r}: not an id ({TASK_ID_RULE})")
-    cases = sorted(task.public_examples + task.hidden_testcases, key=lambda c: testcase_filename(task.id, c))
+    pools = [(DATA_DIR, task.public_examples + task.hidden_testcases)]
+    if task.training_testcases:
+        pools.append((TRAINING_DIR, task.training_testcases))
     folder = problem_dir.resolve()
-    filenames = [testcase_filename(task.id, case) for case in cases]
-    targets = [_contained(_resolve(folder.parent.parent / f, f), folder, f"task {task.id}: testcase", f)
-               for f in filenames]
+    planned = []
+    for data_dir, pool in pools:
+        cases = sorted(pool, key=lambda c: testcase_filename(task.id, c, data_dir))
+        filenames = [testcase_filename(task.id, case, data_dir) for case in cases]
+        targets = [_contained(_resolve(folder.parent.parent / f, f), folder, f"task {task.id}: testcase", f)
+                   for f in filenames]
+        planned.append((problem_dir / data_dir, list(zip(cases, filenames, targets))))
     if problem_dir.exists():
         shutil.rmtree(problem_dir)
     (problem_dir / "gold").mkdir(parents=True)
     (problem_dir / "gold" / f"{task.id}.drc").write_text(task.gold_deck)
-    data_dir = problem_dir / DATA_DIR
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["filename", *task.categories])
-    for case, filename, target in zip(cases, filenames, targets):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(case.gds_bytes())
-        writer.writerow([filename, *(int(case.labels[c]) for c in task.categories)])
-    (data_dir / "labels.csv").write_text(out.getvalue())
+    for data_dir, rows in planned:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["filename", *task.categories])
+        for case, filename, target in rows:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(case.gds_bytes())
+            writer.writerow([filename, *(int(case.labels[c]) for c in task.categories)])
+        data_dir.mkdir(parents=True, exist_ok=True)
+        (data_dir / "labels.csv").write_text(out.getvalue())
     (problem_dir / "spec.yaml").write_text(yaml.safe_dump(_spec(task), sort_keys=False, allow_unicode=True, width=100))
 
 
@@ -464,6 +488,7 @@ def _spec(task: DrcTask) -> dict[str, Any]:
         "group": task.group,
         **({"split": task.split} if task.split else {}),
         "public_examples": [testcase_filename(task.id, c) for c in task.public_examples],
+        **({"training_dir": f"{problem}/{TRAINING_DIR}"} if task.training_testcases else {}),
         "metadata": _plain(task.metadata),
     }
 

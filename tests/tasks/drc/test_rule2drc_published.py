@@ -132,7 +132,7 @@ def test_an_unlabelled_layout_is_reported_and_fails_the_precheck(tmp_path, pool)
     assert task.unlabelled_layouts == ("pass/stray.gds",) and len(task.hidden_testcases) == 2
     result = grade(task, task.gold_deck, pool)
     assert not result.success and "no label" in result.precheck
-    env = gymnasium.make("chipgym/DrcScript-v0", tasks=[task])
+    env = gymnasium.make("chipgym/DrcScript-v0", tasks=[task], regime="evaluation")
     try:
         env.reset(seed=0)
         env.step(act.write(task.gold_deck))
@@ -185,9 +185,12 @@ def test_validate_reports_a_broken_problem_and_stops_at_it_with_strict(tmp_path)
     assert run.returncode not in (0, 1) and "0002.drc: gold deck not found" in run.stderr, run.stderr
 
 
-def test_the_env_serves_a_published_folder_with_default_arguments(tmp_path):
+def test_the_env_grades_a_published_folder_in_the_evaluation_regime_only(tmp_path):
+    """A published folder has one labelled set: training on it would teach its evaluation labels."""
     write_problem(tmp_path, "0001")
-    env = gymnasium.make("chipgym/DrcScript-v0", tasks=str(tmp_path))
+    with pytest.raises(ValueError, match="no training layouts.*regime='evaluation'"):
+        gymnasium.make("chipgym/DrcScript-v0", tasks=str(tmp_path))
+    env = gymnasium.make("chipgym/DrcScript-v0", tasks=str(tmp_path), regime="evaluation")
     try:
         obs, info = env.reset(seed=0)
         assert info["task"] == "0001" and "m1.1" in obs["rule"]
