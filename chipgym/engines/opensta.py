@@ -2,13 +2,16 @@
 one clock period, the critical path, and what ``check_setup`` warns about.
 
 Inputs and outputs are constrained to the clock ``clk`` with zero external delay, driven by one cell and
-loaded with one load, as in synthesis.
+loaded with one load, as in synthesis. The arcs from a flop's asynchronous set and clear pins to its output
+are timed (OpenSTA leaves them out by default): a flop whose set and clear follow a data signal and its
+complement passes that signal on combinationally, and the path through it is one path.
 
 >>> setup_warnings("Warning: There is 1 unclocked register/latch pin.\\n  r/CLK\\n")
 [('unclocked register/latch pin', ['r/CLK'])]
 """
 from __future__ import annotations
 
+import math
 import re
 import tempfile
 from dataclasses import dataclass
@@ -19,6 +22,9 @@ from chipgym.engines.tools import run_tool
 from chipgym.errors import FlowUnavailable
 
 TIMEOUT = 600
+MEMORY = 2 << 30  # bytes of address space per process; an osu018 CPU netlist takes about 100 MiB
+TOTAL_MEMORY = 2 << 30  # bytes of memory of the whole sandbox
+PROCESSES = 16  # processes and threads of the sandbox
 _SETUP_WARNING = re.compile(r"^Warning: There (?:is|are) \d+ (.*?)\.\n((?:  .*\n)*)", re.M)
 
 
@@ -38,7 +44,8 @@ def time_netlist(verilog: Path, top: str, liberty: Sequence[Path], period_ps: in
     """Time the netlist ``verilog`` (module ``top``) at ``period_ps``; FlowUnavailable when OpenSTA fails
     or reports an error (it goes on with what it could read)."""
     reads = "\n".join(f"read_liberty {path}" for path in liberty)
-    script = f"""{reads}
+    script = f"""set sta_preset_clear_arcs_enabled 1
+{reads}
 read_verilog {verilog}
 link_design {top}
 set_cmd_units -time ps -capacitance fF
@@ -56,13 +63,30 @@ report_checks -path_delay max -digits 1
     with tempfile.TemporaryDirectory(prefix="chipgym-sta-") as tmp:
         (Path(tmp) / "timing.tcl").write_text(script)
         result = run_tool(["sta", "-no_splash", "-exit", f"{tmp}/timing.tcl"], cwd=Path(tmp), timeout=TIMEOUT,
-                          readable=[f for f in folders if not str(f).startswith("/usr/")], writable=(tmp,))
-    slack = re.search(r"^chipgym-slack (\S+)", result.stdout, re.M)
-    error = re.search(r"^Error: .*", result.stdout + result.stderr, re.M)
-    if not result.ok or not slack or error:
-        raise FlowUnavailable(f"OpenSTA failed (exit {result.returncode}): {error[0] if error else result.tail(5)}")
-    return StaReport(round(float(slack.group(1)), 1), result.stdout[slack.end():].strip(),
-                     setup_warnings(result.stdout[:slack.start()]), round(result.seconds, 3))
+                          readable=[f for f in folders if not str(f).startswith("/usr/")], writable=(tmp,),
+                          memory=MEMORY, total_memory=TOTAL_MEMORY, processes=PROCESSES)
+    if not result.ok:
+        raise FlowUnavailable(f"OpenSTA failed (exit {result.returncode}): {result.tail(5)}")
+    return read_report(result.stdout, result.stderr, round(result.seconds, 3))
+
+
+def read_report(log: str, errors: str = "", seconds: float = 0.0) -> StaReport:
+    """The slack, critical path and setup warnings in OpenSTA's ``log`` of the script above; FlowUnavailable
+    when it or ``errors`` (its stderr) holds an error, or it holds no readable slack (OpenSTA goes on with what
+    it could read).
+
+    >>> read_report("Warning: There is 1 unclocked register/latch pin.\\n  r/CLK\\nchipgym-slack 12.54\\npath").slack_ps
+    12.5
+    """
+    slack = re.search(r"^chipgym-slack (\S+)$", log, re.M)
+    error = re.search(r"^Error: .*", log + "\n" + errors, re.M)
+    try:
+        value = float(slack.group(1)) if slack and not error else math.nan
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        raise FlowUnavailable(f"OpenSTA failed: {error[0] if error else 'it printed no slack'}")
+    return StaReport(round(value, 1), log[slack.end():].strip(), setup_warnings(log[:slack.start()]), seconds)
 
 
 def setup_warnings(log: str) -> list[tuple[str, list[str]]]:

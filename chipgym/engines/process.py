@@ -1,5 +1,5 @@
-"""Long-lived sandboxed processes: starting one so that it lives as long as the interpreter, and reading its
-pipes line by line with a limit.
+"""Long-lived sandboxed processes: starting one so that it lives as long as the interpreter, reading its
+pipes line by line with a limit, and reading what a sandboxed process answers as untrusted JSON.
 
 >>> import os
 >>> read, write = os.pipe()
@@ -8,17 +8,25 @@ pipes line by line with a limit.
 >>> lines.read(), lines.next(), lines.next()
 (True, b'hello', None)
 >>> os.close(read); os.close(write)
+>>> untrusted_json('{"cycle": 1e999}')
+Traceback (most recent call last):
+...
+ValueError: a number that is not an integer (1e999)
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 import select
 import signal
 import subprocess
 import time
-from typing import IO
+from typing import IO, Any
+
+INTEGER_BITS = 64
+"""an integer in an untrusted answer is within +-2**64 (every count, cycle and word the grader reads is)"""
 
 # A process started with --die-with-parent dies with the *thread* that started it, so every long-lived worker
 # is started from one thread that lives as long as the interpreter. A forked child (AsyncVectorEnv, Ray) gets
@@ -101,3 +109,27 @@ def kill_group(process: subprocess.Popen, streams: tuple[IO[bytes] | None, ...],
             pass
     for fd in fds:
         os.close(fd)
+
+
+def untrusted_json(text: str | bytes) -> Any:
+    """The JSON value in ``text``, written by a process the grader does not trust: its numbers are integers
+    within +-2**64 (``1e999`` would be infinity, ``NaN`` no number), its text valid UTF-8 and its nesting
+    within the parser's depth; anything else is a ValueError that says what was wrong."""
+    try:
+        return json.loads(text, parse_float=_not_integer, parse_constant=_not_integer, parse_int=_integer)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not JSON ({error.msg} at character {error.pos})") from None
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+
+
+def _integer(digits: str) -> int:
+    if len(digits) > 21 or abs(value := int(digits)) >= 1 << INTEGER_BITS:
+        raise ValueError(f"an integer over {INTEGER_BITS} bits ({digits[:24]}...)")
+    return value
+
+
+def _not_integer(text: str):
+    raise ValueError(f"a number that is not an integer ({text[:24]})")

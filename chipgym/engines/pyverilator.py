@@ -29,7 +29,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from chipgym.engines.process import Lines, kill_group, spawn, wait_readable
+from chipgym.engines.process import Lines, kill_group, spawn, untrusted_json, wait_readable
 from chipgym.engines.python import PYTHON
 from chipgym.engines.sandbox import Mount, Sandbox
 from chipgym.engines.tools import run_tool
@@ -96,6 +96,37 @@ def build(rtl: Path, top: str, out: Path) -> Path:
         errors = [line for line in lines if line.startswith("%Error")] or [line for line in lines if "error" in line]
         raise BuildError("\n".join(errors[:8]) or result.tail(8))
     return out / f"V{top}"
+
+
+def reply_problem(reply: Any) -> str | None:
+    """What in a worker's reply breaks the protocol of :mod:`chipgym.engines.pyverilator_worker`, or None."""
+    if not isinstance(reply, dict):
+        return "not a JSON object"
+    if "cycle" in reply and not _count(reply["cycle"]):
+        return "cycle is not a count"
+    if "done" in reply and not isinstance(reply["done"], (str, type(None))):
+        return "done is neither text nor null"
+    if "signals" in reply and not _records(reply["signals"], lambda s: len(s) == 2 and isinstance(s[0], str)
+                                           and _count(s[1])):
+        return "signals is not a list of [name, width]"
+    if "events" in reply and not _records(reply["events"], lambda e: bool(e) and isinstance(e[0], str) and all(
+            isinstance(v, str) or _count(v) for v in e[1:])):
+        return "events is not a list of [tag, count or text, ...]"
+    changes = reply.get("changes", {})
+    if not isinstance(changes, dict) or not all(_records(c, lambda c: len(c) == 2 and all(map(_count, c)))
+                                                for c in changes.values()):
+        return "changes is not an object of [[tick, value], ...]"
+    return None
+
+
+def _count(value: Any) -> bool:
+    """A non-negative integer (not a boolean); untrusted_json keeps it within 64 bits."""
+    return type(value) is int and value >= 0
+
+
+def _records(value: Any, valid) -> bool:
+    """A list of lists, each of which ``valid`` accepts."""
+    return isinstance(value, list) and all(isinstance(item, list) and valid(item) for item in value)
 
 
 class Session:
@@ -186,11 +217,11 @@ class Session:
                 self._printed_open = False
             self._keep_printed()
         try:
-            reply = json.loads(line)
-        except (ValueError, RecursionError):
-            reply = None
-        if not isinstance(reply, dict):
-            raise self._lost("the simulation process wrote a reply that is not a JSON object")
+            reply = untrusted_json(line)
+        except ValueError as error:
+            raise self._lost(f"the simulation process wrote a reply that is not plain JSON: {error}") from None
+        if (problem := reply_problem(reply)) is not None:
+            raise self._lost(f"the simulation process wrote a reply that breaks the protocol: {problem}")
         return reply
 
     def _keep_printed(self) -> None:

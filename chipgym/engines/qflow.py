@@ -78,10 +78,13 @@ def place_and_route(source: str, top: str, period_ps: int, clock: str, max_cells
         if not run.ok or "gdsii" not in seconds:
             return QflowRun(_failure(run, seconds, cells, max_cells), **measured)
         layout = project / "layout"
-        die_area, cell_area = _areas((layout / f"{top}.def").read_text())
-        slack = worst_slack((project / "log" / "post_sta.log").read_text())
-        gds.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(layout / f"{top}.gds", gds)
+        try:
+            die_area, cell_area = _areas((layout / f"{top}.def").read_text(errors="replace"))
+            slack = worst_slack((project / "log" / "post_sta.log").read_text(errors="replace"))
+            gds.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(layout / f"{top}.gds", gds)
+        except (OSError, ValueError) as error:  # the flow's files are read as the sandboxed tools wrote them
+            return QflowRun(f"qflow's results could not be read: {error}", **measured)
     return QflowRun("", **measured, die_area_um2=die_area, cell_area_um2=cell_area, worst_slack_ps=slack)
 
 
@@ -98,14 +101,17 @@ def _write_project(project: Path, source: str, top: str, period_ps: int, clock: 
     (project / "run.sh").write_text(SCRIPT.format(top=top, max_cells=max_cells, stages=stages))
 
 
+_STAGE = re.compile(r"^(\w+) (\d{1,12}\.\d{1,9}) (\d{1,12}\.\d{1,9})$", re.M)
+
+
 def _stage_seconds(path: Path) -> dict[str, float]:
     """Seconds of each stage that succeeded, from the ``name start end`` lines the script writes."""
-    lines = path.read_text().splitlines() if path.exists() else []
-    return {p[0]: round(float(p[2]) - float(p[1]), 1) for p in map(str.split, lines) if len(p) == 3}
+    text = path.read_text(errors="replace") if path.is_file() else ""
+    return {m[1]: round(float(m[3]) - float(m[2]), 1) for m in _STAGE.finditer(text)}
 
 
 def _cells(path: Path) -> int | None:
-    found = re.search(r"^cells (\d+)$", path.read_text(), re.M) if path.exists() else None
+    found = re.search(r"^cells (\d{1,12})$", path.read_text(errors="replace"), re.M) if path.is_file() else None
     return int(found[1]) if found else None
 
 
@@ -119,17 +125,23 @@ def _failure(run: ToolResult, seconds: dict[str, float], cells: int | None, max_
 
 
 def _areas(def_text: str) -> tuple[float, float]:
-    """Die area and placed cell area (without fill cells) in um^2, from the routed DEF and osu018's LEF."""
-    scale = int(re.search(r"UNITS DISTANCE MICRONS (\d+)", def_text)[1]) ** 2
-    x1, y1, x2, y2 = map(int, re.search(r"DIEAREA \( (-?\d+) (-?\d+) \) \( (-?\d+) (-?\d+) \)", def_text).groups())
+    """Die area and placed cell area (without fill cells) in um^2, from the routed DEF and osu018's LEF;
+    ValueError naming what the DEF lacks."""
+    units = re.search(r"UNITS DISTANCE MICRONS (\d{1,9})", def_text)
+    die = re.search(r"DIEAREA \( (-?\d{1,12}) (-?\d{1,12}) \) \( (-?\d{1,12}) (-?\d{1,12}) \)", def_text)
+    if units is None or int(units[1]) == 0 or die is None:
+        raise ValueError("the DEF has no distance units or no die area")
+    x1, y1, x2, y2 = map(int, die.groups())
     lef = (TECH / "osu018_stdcells.lef").read_text()
     sizes = {m[0]: float(m[1]) * float(m[2]) for m in re.findall(r"MACRO (\S+).*?SIZE (\S+) BY (\S+) ;", lef, re.S)}
     macros = re.findall(r"^- \S+ (\S+) \+ PLACED", def_text, re.M)
+    if unknown := sorted(set(macros) - set(sizes) - {"FILL"}):
+        raise ValueError(f"the DEF places {unknown[0][:80]}, which is not a cell of osu018")
     cell_area = sum(sizes[m] for m in macros if m != "FILL")
-    return round((x2 - x1) * (y2 - y1) / scale, 2), round(cell_area, 2)
+    return round((x2 - x1) * (y2 - y1) / int(units[1]) ** 2, 2), round(cell_area, 2)
 
 
 def worst_slack(report: str) -> float | None:
     """The worst setup slack in an OpenSTA ``report_checks`` log (ps, as the SDC sets the units)."""
-    slacks = [float(s) for s in re.findall(r"Path Type: max.*?(-?[\d.]+)\s+slack", report, re.S)]
+    slacks = [float(s) for s in re.findall(r"Path Type: max.*?(-?\d{1,12}(?:\.\d{1,9})?)\s+slack", report, re.S)]
     return min(slacks) if slacks else None

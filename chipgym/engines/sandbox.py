@@ -7,10 +7,15 @@ uid of its own, so that its process limit is not shared with anything else on th
 thread that started it. With ``total_memory_bytes`` its processes also share one control group that caps
 their memory and number together (:mod:`chipgym.engines.cgroup`), where the machine allows it.
 
+The whole chain (the control group's shell, ``prlimit``, ``setpriv``, ``bwrap``) starts from an empty
+environment but :data:`PATH`: bubblewrap's own process is the pid 1 of the sandbox (unless ``pid1``), and its
+environment, which the grader's would otherwise be (a grading seed included), is readable there at
+``/proc/1/environ``.
+
 >>> from chipgym.engines.sandbox import Sandbox
 >>> argv = Sandbox().command(["/bin/sh", "-c", "cat /etc/passwd"])
->>> argv[0]
-'prlimit'
+>>> argv[:3]
+['env', '-i', 'PATH=/usr/bin:/bin']
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ from chipgym.engines.cgroup import Cgroup
 from chipgym.errors import ToolMissingError
 
 _uids = itertools.count()
+PATH = "/usr/bin:/bin"
+CLEAN_ENVIRONMENT = ["env", "-i", f"PATH={PATH}"]
+"""what every sandbox's command starts with: no variable of the grader's reaches any process of the sandbox"""
 
 
 def fresh_uid() -> int:
@@ -65,8 +73,8 @@ class Sandbox:
 
     def command(self, argv: list[str], cwd: str = "/tmp") -> list[str]:
         """The command line that runs ``argv`` inside this sandbox (its control group is made on the first call)."""
-        for tool in ("bwrap", "prlimit", "setpriv"):
-            if shutil.which(tool) is None:
+        for tool in ("env", "bwrap", "prlimit", "setpriv"):
+            if shutil.which(tool, path=PATH) is None:
                 raise ToolMissingError(tool, "apt-get install -y bubblewrap util-linux")
         limits = ["prlimit", f"--as={self.memory_bytes}", "--core=0"]
         identity: list[str] = []
@@ -85,11 +93,11 @@ class Sandbox:
         for mount in self.mounts:
             bwrap += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
         bwrap += ["--remount-ro", "/", "--chdir", cwd, "--clearenv",
-                  "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin"]
+                  "--setenv", "HOME", "/tmp", "--setenv", "PATH", PATH]
         command = limits + ["--"] + identity + bwrap + argv
         if self.total_memory_bytes is not None and self.cgroup is None:
             self.cgroup = Cgroup.create(self.total_memory_bytes, self.processes)
-        return self.cgroup.enter_command(command) if self.cgroup else command
+        return CLEAN_ENVIRONMENT + (self.cgroup.enter_command(command) if self.cgroup else command)
 
     def wait_for_exit(self, timeout: float = 5.0) -> bool:
         """Waits until no process of this sandbox's uid is left on the host (as root only)."""

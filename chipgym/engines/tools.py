@@ -3,7 +3,9 @@
 Untrusted designs are only ever elaborated, built, synthesized and run through :func:`run_tool`, which runs
 every tool in the sandbox of :mod:`chipgym.engines.sandbox`: no network, ``/usr`` read-only, a private
 ``/tmp``, and only the folders a call names, at their own paths (``readable`` read-only, ``writable``
-read-write).
+read-write). Each run has limits per process (address space, processes of its uid) and, in a control group of
+its own where the machine allows (``chipgym doctor``), for the sandbox as a whole (memory, processes); each
+engine passes its tool's (``docs/sandbox.md`` tables them).
 
 >>> run_tool(["echo", "hi"]).stdout
 'hi\\n'
@@ -17,19 +19,23 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO, Iterable, Iterator
 
 from chipgym.engines.sandbox import Mount, Sandbox
 from chipgym.errors import ToolInterrupted
 
 TOOL_MEMORY = 8 << 30  # bytes of address space per process: a C++ compile of a Verilated CPU needs a few GB
-TOOL_PROCESSES = 256
+TOOL_TOTAL_MEMORY = 4 << 30  # bytes of memory of a tool's whole sandbox (a fixture's largest build: 0.7 GiB)
+TOOL_PROCESSES = 64  # processes and threads of a tool's sandbox
 MAX_OUTPUT = 16 << 20  # bytes of stdout and of stderr kept; a tool that writes more is stopped
 
 
 _interrupted = threading.Event()
+_cancelled: ContextVar[threading.Event | None] = ContextVar("chipgym_tools_cancelled", default=None)
 
 
 def interrupt_all() -> None:
@@ -50,6 +56,25 @@ def _terminate(signum: int, frame) -> None:
     raise SystemExit(128 + signum)
 
 
+@contextmanager
+def cancelled_by(event: threading.Event) -> Iterator[None]:
+    """Tool runs started in this context (in this thread) stop with ToolInterrupted once ``event`` is set: work
+    whose result is no longer needed (a score's synthesis, once its check failed) does not run to its end."""
+    token = _cancelled.set(event)
+    try:
+        yield
+    finally:
+        _cancelled.reset(token)
+
+
+def _stopped() -> str | None:
+    """Why tool runs of this context must stop now, if they must."""
+    if _interrupted.is_set():
+        return "this process is shutting down"
+    cancel = _cancelled.get()
+    return "its result is no longer needed" if cancel is not None and cancel.is_set() else None
+
+
 @dataclass(frozen=True)
 class ToolResult:
     argv: tuple[str, ...]
@@ -58,6 +83,8 @@ class ToolResult:
     stderr: str
     seconds: float
     timed_out: bool = False
+    peak_bytes: int | None = None
+    """the most memory the sandbox held at once, where its control group tells"""
 
     @property
     def ok(self) -> bool:
@@ -77,9 +104,12 @@ def run_tool(
     readable: Iterable[Path] = (),
     writable: Iterable[Path] = (),
     memory: int = TOOL_MEMORY,
+    total_memory: int = TOOL_TOTAL_MEMORY,
+    processes: int = TOOL_PROCESSES,
 ) -> ToolResult:
     """Run ``argv`` in the sandbox and capture its output; ``cwd`` must be one of the named folders; ``memory``
-    caps each process's address space (bytes).
+    caps each process's address space (bytes), ``total_memory`` the memory of the whole sandbox, ``processes``
+    its processes and threads.
 
     Readable folders are copied for the call (so that the sandbox's own uid can read them wherever they
     are); writable ones are given to that uid. Output is decoded leniently (a stray byte becomes U+FFFD);
@@ -87,7 +117,7 @@ def run_tool(
     """
     with tempfile.TemporaryDirectory(prefix="chipgym-tool-") as stage:
         os.chmod(stage, 0o755)
-        sandbox = Sandbox(memory_bytes=memory, processes=TOOL_PROCESSES)
+        sandbox = Sandbox(memory_bytes=memory, processes=processes, total_memory_bytes=total_memory)
         for index, folder in enumerate(Path(p).resolve() for p in readable):
             copy = Path(stage) / str(index)
             shutil.copytree(folder, copy, symlinks=True)
@@ -97,13 +127,21 @@ def run_tool(
             if os.geteuid() == 0:
                 os.chown(folder, sandbox.uid, sandbox.uid)
             sandbox.mounts.append(Mount(folder, str(folder), writable=True))
-        command = sandbox.command(argv, cwd=str(Path(cwd).resolve()) if cwd else "/tmp")
-        return _run(command, stdin.encode() if stdin is not None else None, timeout, tuple(argv))
+        try:
+            command = sandbox.command(argv, cwd=str(Path(cwd).resolve()) if cwd else "/tmp")
+            result = _run(command, stdin.encode() if stdin is not None else None, timeout, tuple(argv))
+            peak = sandbox.cgroup.memory_peak() if sandbox.cgroup else None
+        finally:
+            sandbox.release()
+        return replace(result, peak_bytes=peak)
 
 
 def _run(command: list[str], stdin: bytes | None, timeout: float, argv: tuple[str, ...]) -> ToolResult:
     """Runs ``command``, keeping at most MAX_OUTPUT bytes of each output stream; kills it on timeout, on
-    more output than that, and when the caller is interrupted (so that its staged files can be removed)."""
+    more output than that, and when the caller is interrupted or cancelled (so that its staged files can be
+    removed)."""
+    if (why := _stopped()) is not None:
+        raise ToolInterrupted(f"{argv[0]}: not started, {why}")
     start = time.monotonic()
     stop = threading.Event()
     out, err = bytearray(), bytearray()
@@ -117,8 +155,8 @@ def _run(command: list[str], stdin: bytes | None, timeout: float, argv: tuple[st
         for thread in threads:
             thread.start()
         while not stop.wait(min(1.0, max(0.0, start + timeout - time.monotonic()))):
-            if _interrupted.is_set():
-                raise ToolInterrupted(f"{argv[0]}: stopped, this process is shutting down")
+            if (why := _stopped()) is not None:
+                raise ToolInterrupted(f"{argv[0]}: stopped, {why}")
             if time.monotonic() >= start + timeout:
                 break
         finished = stop.is_set()

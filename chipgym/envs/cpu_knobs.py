@@ -132,10 +132,10 @@ class CpuKnobsEnv(gym.Env):
         try:
             vector = self._vector(action)
             knobs = Knobs.from_action([self.allowed[d][i] for d, i in enumerate(vector)])
-        except (TypeError, ValueError, IndexError) as error:
-            reward, info = 0.0, {"action_error": f"action: {error}"}
+        except Exception as error:  # an action is any object: its conversion to an array may raise anything
+            reward, info = 0.0, {"action_error": f"action: {_message(error)}"}
             self._obs = self._blank()
-            logged: Any = {"not_knobs": repr(action)[:200]}
+            logged: Any = {"not_knobs": _shown(action)}
         else:
             reward, info = self._evaluate(knobs)
             logged = [int(v) for v in vector]
@@ -214,6 +214,21 @@ class CpuKnobsEnv(gym.Env):
         self._cleanup()
         super().close()
 
+
+def _message(error: Exception) -> str:
+    """What a failed conversion said, or its exception's name when even that fails."""
+    try:
+        return str(error)[:MAX_DETAIL]
+    except Exception:
+        return type(error).__name__
+
+
+def _shown(action: Any) -> str:
+    """The start of an action's repr, or its type's name when its repr fails."""
+    try:
+        return repr(action)[:200]
+    except Exception:
+        return f"a {type(action).__name__} whose repr fails"
 
 
 def _allowed(choices: dict[str, list]) -> list[list[int]]:

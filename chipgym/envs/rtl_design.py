@@ -104,9 +104,9 @@ from chipgym.results import Status
 from chipgym.scoring.chip import estimate, score_design
 from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.design import load_design
-from chipgym.tasks.grading_seed import grading_seed as resolve_seed
 from chipgym.tasks.chip.pysim import Stepper, Window
 from chipgym.tasks.chip.registry import load_task
+from chipgym.tasks.grading_seed import grading_seed as resolve_seed
 
 MAX_FILE_SHOWN = 60_000  # characters of one file in obs["files"]
 MAX_FILES = 64  # files in the design folder
@@ -309,8 +309,7 @@ class RtlDesignEnv(TextActionEnv):
         each check took (none when the result was remembered)."""
         try:
             design = load_design(self.root, self.profile)
-            model = design.timing_model.read_bytes().hex() if design.timing_model.is_file() else ""
-            key = design.digest(model, json.dumps([self.formal, self.profile, estimate]))
+            key = design.digest(design.model_digest(), json.dumps([self.formal, self.profile, estimate]))
         except DesignError:
             key = ""
         if key in self._checks:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from chipgym.cache import default_cache
+from chipgym.engines.tools import cancelled_by
 from chipgym.engines.versions import tool_version
 from chipgym.errors import DesignError, ProfileMissingError, SynthesisError, ToolMissingError
 from chipgym.results import Failure, JsonResult, Status
@@ -45,11 +47,11 @@ from chipgym.scoring.synthesis import FLOW_VERSION, Netlist, synthesize
 from chipgym.scoring.timing import Timing, check_timing
 from chipgym.tasks.chip.check import check_design
 from chipgym.tasks.chip.design import Design, load_design
-from chipgym.tasks.grading_seed import grading_seed as resolve_seed
-from chipgym.tasks.grading_seed import heldout_failure
 from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.chip.task import ChipTask
 from chipgym.tasks.chip.verilator import build
+from chipgym.tasks.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.grading_seed import heldout_failure
 
 SCORE_VERSION = "3"
 SCORED_WITH = ("yosys", "verilator", "opensta")
@@ -118,9 +120,8 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
         return ChipScore(Status.FAILED, 0.0, profile, "", failures=[Failure("design", str(e))])
     seed = resolve_seed(grading_seed)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
-    model = hashlib.sha256(design.timing_model.read_bytes()).hexdigest() if design.timing_model.is_file() else ""
-    key = design.digest(model, prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task, chip_task.digest,
-                        seed_tag, f"physical={physical}")
+    key = design.digest(design.model_digest(), prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task,
+                        chip_task.digest, seed_tag, f"physical={physical}")
     if (cached := default_cache().get_json("scores", f"{key}.json")) is not None:
         return ChipScore.from_dict(cached)
     score = ChipScore(Status.OK, 0.0, profile, key, period_ps=design.clock_period_ps,
@@ -164,6 +165,12 @@ def _implement(task: ChipTask, design: Design, prof: Profile, timed) -> _Impleme
     return _Implementation(netlist, timing, simulator, model)
 
 
+def _cancellable(unneeded: threading.Event, work: Callable[..., _Implementation], *args) -> _Implementation:
+    """``work(*args)``, whose tool runs stop once ``unneeded`` is set."""
+    with cancelled_by(unneeded):
+        return work(*args)
+
+
 def _score(task: ChipTask, design: Design, prof: Profile, seed: int | None, physical: bool, score: ChipScore,
            stage) -> None:
     @contextmanager
@@ -180,13 +187,20 @@ def _score(task: ChipTask, design: Design, prof: Profile, seed: int | None, phys
     for tool, version in score.tools.items():
         if version == "missing":
             raise ToolMissingError(tool, "bash run.sh setup")
-    # synthesis and the gate-level build run beside the check: on two cores that halves a cold score's wall time
+    # synthesis and the gate-level build run beside the check: on two cores that halves a cold score's wall time;
+    # a failed check stops them (their tools, at once), so a failing design costs no more than its check
+    unneeded = threading.Event()
     with ThreadPoolExecutor(1) as pool:
-        implementation = pool.submit(_implement, task, design, prof, timed)
-        with timed("check"):
-            report = check_design(design.root, task.name, profile=prof.name, grading_seed=seed,
-                                  on_check=lambda c: stage(f"check: {c}"))
+        implementation = pool.submit(_cancellable, unneeded, _implement, task, design, prof, timed)
+        try:
+            with timed("check"):
+                report = check_design(design.root, task.name, profile=prof.name, grading_seed=seed,
+                                      on_check=lambda c: stage(f"check: {c}"))
+        except BaseException:
+            unneeded.set()
+            raise
         if not report.passed:
+            unneeded.set()
             score.status, score.failures = Status.FAILED, list(report.failures)
             return
         try:
@@ -209,7 +223,7 @@ def _score(task: ChipTask, design: Design, prof: Profile, seed: int | None, phys
             stage(f"gate-level: {workload.name}")
             run = task.gate_level(built.simulator.binary, rtl, design, workload)
             if run.problem:
-                problem = run.problem if workload.heldout is None else heldout_failure(workload.heldout, task.workload)
+                problem = run.problem if workload.heldout is None else heldout_failure(task.workload)
                 score.status, score.failures = Status.FAILED, [Failure("gate-level", f"synthesized netlist: {problem}")]
                 return
             if not workload.graded:

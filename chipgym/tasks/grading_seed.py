@@ -8,8 +8,8 @@ episode and never visible in a sandbox.
 
 >>> grading_seed(1234)
 1234
->>> heldout_failure(2, "program")
-'held-out program 2'
+>>> heldout_failure("program")
+'held-out programs'
 """
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ def drc_grading_secret(seed: int | None = None) -> int:
         raise ValueError(f"{path}: not a grading secret (an integer); delete it to make a new one") from None
 
 
-def heldout_failure(index: int | None, workload: str) -> str:
-    """All a failure on held-out workload ``index`` (None: on every one) may say, beside the check's name;
-    ``workload`` is the task's noun for one (:attr:`chipgym.tasks.chip.task.ChipTask.workload`)."""
-    return f"held-out {workload}s" if index is None else f"held-out {workload} {index}"
+def heldout_failure(workload: str) -> str:
+    """All a failure on held-out workloads may say beside the check's name: that the held-out set failed, never
+    which of them, how many or in what order. A check reports it at most once, however many held-out workloads
+    it failed on. ``workload`` is the task's noun for one (:attr:`chipgym.tasks.chip.task.ChipTask.workload`)."""
+    return f"held-out {workload}s"

@@ -2,8 +2,10 @@
 ``model/timing_model.py``.
 
 Every tool reads the design as one preprocessed text (:mod:`chipgym.tasks.chip.preprocess`), never the files
-themselves: :attr:`Design.rtl` is that text, and :meth:`Design.digest` hashes it. RTL file names are plain
-(letters, digits, ``_``, ``-``, ``.``) and the top module's name is a Verilog identifier.
+themselves: :attr:`Design.rtl` is that text, and :meth:`Design.digest` hashes it. The timing model's sandbox
+reads every file of the model's folder (a model may import a helper beside it): :meth:`Design.model_digest`
+hashes them all. RTL file names are plain (letters, digits, ``_``, ``-``, ``.``), the top module's name is a
+Verilog identifier, and ``design.toml`` is at most :data:`MAX_TOML` bytes.
 
 A design declares one clock period per scoring profile: ``clock_period_ps``, or the one in a
 ``[profile.NAME]`` table of ``design.toml`` for that profile (cells of different libraries differ in speed
@@ -19,6 +21,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -32,6 +35,7 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 MAX_PERIOD_PS = 1_000_000  # 1 us: slower than any profile's slowest honest core by far
+MAX_TOML = 64 << 10  # bytes of design.toml
 
 
 @dataclass(frozen=True)
@@ -57,23 +61,23 @@ class Design:
             h.update(e.encode() + b"\0")
         return h.hexdigest()
 
+    def model_digest(self) -> str:
+        """Content hash of every file in the folder the timing model's sandbox is shown (links by their target
+        text, as the sandbox gets them); empty when there is no model."""
+        if not self.timing_model.is_file():
+            return ""
+        folder, h = self.timing_model.resolve().parent, hashlib.sha256()
+        h.update(f"{self.timing_model.resolve().relative_to(folder)}\0".encode())
+        for path in sorted(folder.rglob("*")):
+            content = os.readlink(path).encode() if path.is_symlink() else path.read_bytes() if path.is_file() else b""
+            h.update(f"{path.relative_to(folder)}\0".encode() + hashlib.sha256(content).digest())
+        return h.hexdigest()
+
 
 def load_design(path: str | Path, profile: str | None = None) -> Design:
     """The design in ``path``, with its clock period for ``profile`` (its default period if None)."""
     root = Path(path).resolve()
-    toml = root / "design.toml"
-    if not toml.is_file():
-        raise DesignError(f"{root}: no design.toml")
-    try:
-        meta = tomllib.loads(toml.read_text(encoding="utf-8", errors="replace"))
-        top, period = str(meta["top"]), meta["clock_period_ps"]
-        period = meta.get("profile", {}).get(profile, {}).get("clock_period_ps", period)
-    except (tomllib.TOMLDecodeError, KeyError, AttributeError) as e:
-        raise DesignError(f"{toml}: needs top = \"...\" and clock_period_ps = N ({e})") from None
-    if type(period) is not int or not 0 < period <= MAX_PERIOD_PS:
-        raise DesignError(f"{toml}: clock_period_ps must be an integer from 1 to {MAX_PERIOD_PS}, not {period!r}")
-    if not IDENTIFIER.fullmatch(top):
-        raise DesignError(f"{toml}: top {top!r} is not a plain Verilog identifier")
+    top, period = _settings(root / "design.toml", profile)
     rtl = tuple(sorted((root / "rtl").glob("*.v")))
     if not rtl:
         raise DesignError(f"{root}: no rtl/*.v files")
@@ -84,3 +88,31 @@ def load_design(path: str | Path, profile: str | None = None) -> Design:
             raise DesignError(f"{path}: unusual file name {path.name!r} (use letters, digits, '_', '-', '.')")
     text = preprocess(root, rtl)  # a PreprocessError is a DesignError
     return Design(root, top, period, (text,), root / "model" / "timing_model.py")
+
+
+def _settings(toml: Path, profile: str | None) -> tuple[str, int]:
+    """The top module and the clock period for ``profile`` in ``toml``; DesignError naming what is wrong."""
+    if not toml.is_file():
+        raise DesignError(f"{toml.parent}: no design.toml")
+    if (size := toml.stat().st_size) > MAX_TOML:
+        raise DesignError(f"{toml}: {size:,} bytes, over the limit of {MAX_TOML:,}")
+    try:
+        meta = tomllib.loads(toml.read_text(encoding="utf-8", errors="replace"))
+        top, period = meta["top"], meta["clock_period_ps"]
+        period = meta.get("profile", {}).get(profile, {}).get("clock_period_ps", period)
+    except RecursionError:
+        raise DesignError(f"{toml}: nested too deeply") from None
+    except (tomllib.TOMLDecodeError, KeyError, AttributeError) as e:
+        raise DesignError(f"{toml}: needs top = \"...\" and clock_period_ps = N ({str(e)[:200]})") from None
+    if type(period) is not int or not 0 < period <= MAX_PERIOD_PS:
+        raise DesignError(f"{toml}: clock_period_ps must be an integer from 1 to {MAX_PERIOD_PS}, not "
+                          f"{_shown(period)}")
+    if not isinstance(top, str) or not IDENTIFIER.fullmatch(top):
+        raise DesignError(f"{toml}: top {_shown(top)} is not a plain Verilog identifier")
+    return top, period
+
+
+def _shown(value: object) -> str:
+    """A value of the agent's, short enough for a message (a TOML value can be a long or nested one)."""
+    text = repr(value) if isinstance(value, (str, int, float, bool)) else f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -55,7 +55,7 @@ def predict(run, latency):
 
 
 @pytest.mark.parametrize("exception, expected", [
-    ("ValueError", [f"held-out program {i}" for i in range(8)]),
+    ("ValueError", ["held-out programs"]),  # one failure, naming no program, however many failed
     ("SystemExit", ["held-out programs"]),  # the model's whole process fails, printing the run
 ])
 def test_a_timing_model_learns_nothing_out_of_held_out_runs(tmp_path, exception, expected):
@@ -66,10 +66,10 @@ def test_a_timing_model_learns_nothing_out_of_held_out_runs(tmp_path, exception,
     assert "LEAK" not in report.summary() and not any(w in report.summary() for w in heldout_imem_words())
 
 
-def test_functional_failures_on_held_out_programs_name_only_their_index(tmp_path):
+def test_functional_failures_on_held_out_programs_are_one_naming_none(tmp_path):
     design = load_mutants()["wrong_stall_counter"].materialize(tmp_path / "design")
     report = check_design(design, programs=[], grading_seed=TEST_SEED, formal=False)
-    assert report.failures == [("functional", f"held-out program {i}") for i in range(8)], report.summary()
+    assert report.failures == [("functional", "held-out programs")], report.summary()
 
 
 # -- §6 no design input crashes the grader; its memory is bounded ------------------------------------------
