@@ -345,8 +345,14 @@ class DrcScriptEnv(TextActionEnv):
         return {name: observation_text(text) for name, text in obs.items()}
 
     def _examples_of(self, task: DrcTask) -> _Examples:
-        """The public examples as the sandbox read them (a folder's layout is never parsed in this process)."""
-        if task.id not in self._examples:
+        """The public examples as text and drawings: a built dataset's read here, any other's in the sandbox
+        (a folder's layout is never parsed in this process)."""
+        if task.id in self._examples:
+            return self._examples[task.id]
+        if task.built:
+            drawings = tuple(case.gds_bytes() for case in task.public_examples)
+            self._examples[task.id] = _Examples(examples_text(task), drawings)
+        else:
             summaries = self._pool.summarise([case.gds for case in task.public_examples], MAX_TEST_SHAPES)
             texts = [summary_to_text(s, task.layers) if s.ok else f"(unreadable: {s.error})" for s in summaries]
             self._examples[task.id] = _Examples(examples_text(task, texts),

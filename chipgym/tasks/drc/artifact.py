@@ -68,7 +68,7 @@ def read_task(folder: Path, task_id: str) -> DrcTask:
             layers={name: (int(pair[0]), int(pair[1])) for name, pair in record["layers"].items()},
             rules=tuple((text, category) for text, category in record["rules"]),
             categories=tuple(record["categories"]), gold_deck=record["gold_deck"], group=record["group"],
-            split=record["split"], thresholds=record["thresholds"], metadata=record["metadata"], **pools,
+            split=record["split"], thresholds=record["thresholds"], metadata=record["metadata"], built=True, **pools,
         )
     except (OSError, ValueError, KeyError, TypeError, IndexError) as error:
         raise ArtifactError(f"{path}: unreadable dataset artifact ({type(error).__name__}: {error}); "

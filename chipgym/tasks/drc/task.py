@@ -76,6 +76,9 @@ class DrcTask(DrcTaskView):
     # GDS files of the problem's data folder with no label row (data-folder relative): the published
     # evaluator's precheck fails such a task, and so does chipgym.scoring.drc.grade
     unlabelled_layouts: tuple[str, ...] = ()
+    # made by a chipgym dataset build, so its layouts are chipgym's own and may be parsed in the caller's process;
+    # a folder's or a caller's layouts are parsed only in the sandbox
+    built: bool = field(default=False, compare=False)
 
     def agent_view(self) -> DrcTaskView:
         """Drop the grading secrets (gold deck, training and evaluation layouts)."""

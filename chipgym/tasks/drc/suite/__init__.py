@@ -107,6 +107,7 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED) -> 
         thresholds=draft.thresholds(),
         split=draft.split,  # type: ignore[arg-type]
         metadata=metadata,
+        built=True,
     )
 
 
