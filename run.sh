@@ -51,12 +51,13 @@ case "${1:-}" in
         setup
         log "1/8 the DRC engine: a SKY130 deck on a layout, its violations drawn in out/demo/violations.png"
         "$VENV/bin/python" examples/drc_engine_demo.py
-        log "2/8 chipgym/DrcScript-v0: a scripted agent on 5 SKY130 tasks of drc-v0 (the first run labels the suite, ~1-2 min)"
+        log "2/8 chipgym/DrcScript-v0: a scripted agent on 5 SKY130 tasks of drc-v0 (the first run builds the dataset: 21,680 layouts, ~3 min)"
         rm -rf out/demo/episodes
         "$VENV/bin/python" examples/drc_scripted_agent.py --group sky130 --episodes 5 --record out/demo/episodes
         log "    the five episodes, saved by chipgym.wrappers.RecordEpisodes, replayed in fresh envs"
         "$VENV/bin/chipgym" replay out/demo/episodes/*.json
-        log "3/8 drc-v1, 1,060 tasks at Rule2DRC's scale (the first run labels its 24,042 hidden layouts, ~2 min):"
+        log "3/8 drc-v1, 1,060 tasks at Rule2DRC's scale (the first run builds it: 24,042 evaluation,"
+        log "    73,212 training and 4,240 public layouts, ~12 min):"
         log "    exported in the published format, and every gold deck graded in one batch by the published evaluator's metric"
         rm -rf out/demo/drc-v1 out/demo/drc-v1-decks && mkdir -p out/demo/drc-v1-decks
         "$VENV/bin/chipgym" drc export --suite drc-v1 --out out/demo/drc-v1
