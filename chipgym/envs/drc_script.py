@@ -93,6 +93,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -179,6 +180,9 @@ class DrcScriptEnv(TextActionEnv):
                           "render_mode": render_mode},
                          max_steps, timings, render_mode)
         self.tasks = load_tasks(tasks, split)
+        if repeated := sorted(name for name, count in Counter(t.id for t in self.tasks).items() if count > 1):
+            raise ValueError(f"tasks: more than one task is called {', '.join(repeated[:3])}: ids name tasks in "
+                             "options, records and grading, so give tasks of two suites distinct ids")
         if regime == "training" and (untrained := [t.id for t in self.tasks if not t.training_testcases]):
             raise ValueError(
                 f"regime='training': {len(untrained)} of the {len(self.tasks)} tasks have no training layouts "

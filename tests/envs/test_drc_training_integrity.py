@@ -162,3 +162,9 @@ def test_the_training_regime_refuses_tasks_without_training_layouts(width_task):
     with pytest.raises(ValueError, match="no training layouts.*regime='evaluation'"):
         DrcScriptEnv(tasks=[dataclasses.replace(width_task, training_testcases=())])
     DrcScriptEnv(tasks=[dataclasses.replace(width_task, training_testcases=())], regime="evaluation").close()
+
+
+def test_two_tasks_of_one_id_are_refused(width_task):
+    """Suites reuse ids (sky130-0000 is in drc-v0 and drc-v1): mixed in one env, one would shadow the other."""
+    with pytest.raises(ValueError, match="more than one task is called m1-width"):
+        DrcScriptEnv(tasks=[width_task, dataclasses.replace(width_task, title="another")])
