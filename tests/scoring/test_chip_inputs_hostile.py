@@ -236,16 +236,17 @@ def test_a_timing_model_helper_is_in_the_check_and_score_keys(tmp_path):
 
 # -- §5 a check that fails stops the synthesis, timing and gate-level work beside it ---------------------------
 def test_a_failed_check_cancels_the_implementation_beside_it(tmp_path, monkeypatch):
-    """The pipelined core with a wrong ADD, cold: its check (build, simulation, formal) takes about a minute,
-    synthesis and the gate-level build beside it nearly two."""
+    """The pipelined core with a wrong ADD, cold: its check (build, simulation, formal) takes about a minute, the
+    synthesis and the gate-level build beside it longer."""
     monkeypatch.setenv("CHIPGYM_CACHE", str(tmp_path / "cache"))
     design = load_mutants()["wrong_add"].materialize(tmp_path / "design")
     start = time.monotonic()
     score = score_design(design, profile="osu018")
     wall = time.monotonic() - start
     assert score.status == "failed" and score.failures[0][0] == "functional", score.summary()
-    # before issue 28 the score waited for the gate-level build to end, about 45 s after the check here
-    assert wall < score.seconds["check"] + 10, (wall, score.seconds)
+    # before issue 28 the score waited for the gate-level build to end: 74.7 s against a check of 60.8 s in one
+    # run; after, 89.4 s against 88.7 s (a busier machine), the build stopped after 67.4 s of its ~90
+    assert wall < score.seconds["check"] + 5, (wall, score.seconds)
 
 
 # -- §5 asynchronous set and clear pins are timed through ------------------------------------------------------

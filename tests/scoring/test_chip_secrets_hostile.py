@@ -5,9 +5,9 @@ A spy searches its sandbox's whole view for them: every visible process's enviro
 every readable regular file (outside /proc and /sys; under /usr, whatever changed since the test began). It
 runs in each kind of sandbox: a tool's (Yosys, Verilator, OpenSTA and the simulators run in it), a timing
 model's (in a graded check, in both its processes) and the pyverilator worker's that ``simulate`` steps a
-design in. The spy is the sandbox's most capable tenant: a design's own code can do less (``$c`` and system
-tasks are refused), a timing model as much. Before issue 28, bubblewrap's own process, the pid 1 of every
-sandbox, kept the grader's environment, and ``/proc/1/environ`` held ``CHIPGYM_GRADING_SEED``.
+design in. The spy is the sandbox's most capable tenant: a timing model can do as much, a design's own code
+(its ``$c`` escapes, its system tasks) at most as much. Before issue 28, bubblewrap's own process, the pid 1
+of every sandbox, kept the grader's environment, and ``/proc/1/environ`` held ``CHIPGYM_GRADING_SEED``.
 """
 from __future__ import annotations
 
