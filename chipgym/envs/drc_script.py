@@ -106,8 +106,16 @@ from chipgym.envs import drc_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
 from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.results import Status
-from chipgym.scoring.drc import (Grade, Metric, check_metric, compare, evaluation_order, graded_cases, precheck,
-                                 training_draw)
+from chipgym.scoring.drc import (
+    Grade,
+    Metric,
+    check_metric,
+    compare,
+    evaluation_order,
+    graded_cases,
+    precheck,
+    training_draw,
+)
 from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
 from chipgym.tasks.drc.load import load_tasks
 from chipgym.tasks.drc.task import DrcTask, DrcTaskView, Testcase

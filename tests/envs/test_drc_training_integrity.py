@@ -103,7 +103,8 @@ def test_a_training_submit_tells_no_count_the_deck_chooses(width_task):
         infos.append(env.step(act.submit())[-1]["grade"])
         env.close()
     assert infos[0] == infos[1] and infos[0]["extra_categories"] is True
-    fractions = [infos[0][k] for k in ("layouts_matched", "f1", "compile_rate")] + list(infos[0]["category_f1"].values())
+    fractions = [infos[0][k] for k in ("layouts_matched", "f1", "compile_rate")]
+    fractions += list(infos[0]["category_f1"].values())
     assert all(f * 8 == int(f * 8) for f in fractions)
 
 
@@ -133,7 +134,8 @@ def test_no_deck_can_read_the_grading_secret(width_task, monkeypatch):
     search = """source($input)
 report("m1", $output)
 seen = Dir.glob("/proc/[0-9]*/{environ,cmdline}").map { |f| File.read(f) rescue "" }.join
-seen += Dir.glob("/{tmp,job,usr/share/chipgym*}/**/*").select { |f| File.file?(f) }.map { |f| File.read(f) rescue "" }.join
+files = Dir.glob("/{tmp,job,usr/share/chipgym*}/**/*").select { |f| File.file?(f) }
+seen += files.map { |f| File.read(f) rescue "" }.join
 extent.output("secret_seen", "x") if seen.include?("3219035768".reverse)
 extent.output("path_seen", "x") if seen.include?("PATH=/usr/bin")
 """

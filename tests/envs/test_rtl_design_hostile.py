@@ -17,8 +17,8 @@ from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
 from chipgym.tasks.chip.cpu.workloads import kernel
 from chipgym.tasks.chip.design import load_design
-from chipgym.tasks.grading_seed import SEED_ENV
 from chipgym.tasks.chip.verilator import build
+from chipgym.tasks.grading_seed import SEED_ENV
 
 from chip_attacks import MEMORY_BOMB, with_block
 

@@ -4,11 +4,12 @@ A redraw keeps a scene's topology (which shapes touch, overlap, contain or face 
 texts) and spaces its coordinates anew: the distinct x coordinates of the scene, in order, get new gaps, some
 changed by 1 to 3 dbu either way (a feature probing a threshold stays near it), a quarter scaled by 0.7 to 1.4
 (a gap on a 5 nm grid stays on it), and the others kept: a quarter in half the redraws, three quarters in the
-other half (a rule that asks for an exact size needs some features of that size); the same for y. Every redraw of a suite's scene is checked against the evaluation scenes with :func:`parts_key`: a redraw
-made of the same shapes as one, each up to turning, mirroring and moving, however they are placed, is drawn
-again; so a redraw is never congruent to an evaluation layout (:func:`congruence_key`) nor its parts
-rearranged, though some of its shapes may have the dimensions of an evaluation layout's. Its label comes from running the gold deck on
-it, never from the scene it was drawn from.
+other half (a rule that asks for an exact size needs some features of that size); the same for y. Every
+redraw of a suite's scene is checked against the evaluation scenes with :func:`parts_key`: a redraw made of the
+same shapes as one, each up to turning, mirroring and moving, however they are placed, is drawn again; so a
+redraw is never congruent to an evaluation layout (:func:`congruence_key`) nor its parts rearranged, though
+some of its shapes may have the dimensions of an evaluation layout's. Its label comes from running the gold deck
+on it, never from the scene it was drawn from.
 
 >>> import random
 >>> from chipgym.tasks.drc.suite.layouts import Scene, rect
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+
 from chipgym.tasks.drc.suite.layouts import Point, Scene, Text
 
 REDRAW_FORMAT = 1
