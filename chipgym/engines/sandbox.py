@@ -15,7 +15,7 @@ environment, which the grader's would otherwise be (a grading seed included), is
 >>> from chipgym.engines.sandbox import Sandbox
 >>> argv = Sandbox().command(["/bin/sh", "-c", "cat /etc/passwd"])
 >>> argv[:3]
-['env', '-i', 'PATH=/usr/bin:/bin']
+['/usr/bin/env', '-i', 'PATH=/usr/bin:/bin']
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from chipgym.errors import ToolMissingError
 
 _uids = itertools.count()
 PATH = "/usr/bin:/bin"
-CLEAN_ENVIRONMENT = ["env", "-i", f"PATH={PATH}"]
+CLEAN_ENVIRONMENT = ["/usr/bin/env", "-i", f"PATH={PATH}"]
 """what every sandbox's command starts with: no variable of the grader's reaches any process of the sandbox"""
 
 
@@ -73,7 +73,7 @@ class Sandbox:
 
     def command(self, argv: list[str], cwd: str = "/tmp") -> list[str]:
         """The command line that runs ``argv`` inside this sandbox (its control group is made on the first call)."""
-        for tool in ("env", "bwrap", "prlimit", "setpriv"):
+        for tool in (CLEAN_ENVIRONMENT[0], "bwrap", "prlimit", "setpriv"):
             if shutil.which(tool, path=PATH) is None:
                 raise ToolMissingError(tool, "apt-get install -y bubblewrap util-linux")
         limits = ["prlimit", f"--as={self.memory_bytes}", "--core=0"]
