@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from chipgym.errors import InfrastructureError
+from chipgym.errors import AgentError, InfrastructureError
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Turn:
     completion_tokens: int = 0
     retries: int = 0  # requests retried (429, 5xx, timeouts) before the reply came
     problem: str = ""  # why the reply could not be read as an action (the action is then empty), "" if it could
+    finish_reason: str = ""  # why the model stopped (the server's: stop, length, tool_calls), "" if not said
 
     @classmethod
     def of_action(cls, action: str) -> Turn:
@@ -34,6 +35,12 @@ class Turn:
 class EndpointUnavailable(InfrastructureError):
     """The model's endpoint could not be reached or kept failing after every retry: the episode is
     ``unavailable``, not the agent's 0."""
+
+
+class ContextOverflow(AgentError):
+    """The model's server refused a request as longer than its context, after the agent cut the conversation
+    to the budget it knew: the episode's failure (the conversation its replies made does not fit), not the
+    infrastructure's, so ``--resume`` does not play it again."""
 
 
 class Agent(Protocol):

@@ -3,10 +3,13 @@ done: what ``chipgym eval`` runs in every Ray actor (and what a test runs in pro
 
 Records (JSON objects; :mod:`chipgym.baselines.step_log` writes and reads them):
 
-- ``start``: the episode's key, attempt, env, reset seed and options, and the opening messages of its chat.
+- ``start``: the episode's key, attempt, env, reset seed and options, the opening messages of its chat (those
+  the agent sent, when it keeps a conversation), and what the agent says of its set-up (``agent``: the LLM
+  agent's context budget and where it came from, whether tools are offered and the actions listed).
 - ``step``: the action (as an episode record keeps it), the assistant message it came from, why that reply could
-  not be read as an action (``reply_error``, "" when it could), the env's answer as the chat protocol puts it, a
-  digest of the observation, reward, ending, info, tokens, retries and seconds.
+  not be read as an action (``reply_error``, "" when it could), why the model stopped (``finish_reason``:
+  ``length`` is a reply cut at max_tokens), the env's answer as the chat protocol puts it, a digest of the
+  observation, reward, ending, info, tokens, retries and seconds.
 - ``end``: the status (``success``, ``failure``, ``error``: the deck or design errored, ``unavailable``: the
   endpoint or an engine failed, not the agent), the reason, the return, steps, tokens and seconds.
 
@@ -127,7 +130,9 @@ class EpisodeRunner:
             self._episode = None
             return [start, end_record(spec, attempt, *_failed("reset", error))]
         self._episode = _Episode(spec, attempt, observation, info, time.perf_counter())
-        start["messages"] = chat.messages(self.env_id, observation)
+        opening = getattr(self.agent, "opening", None) or chat.messages(self.env_id, observation)
+        start["messages"] = [dict(message) for message in opening]  # as they are now: the agent may add to them
+        start["agent"] = getattr(self.agent, "setup", {})
         start["group"] = spec.group or str(info.get("group") or info.get("start") or "")
         return [start]
 
@@ -155,8 +160,8 @@ class EpisodeRunner:
         episode.tokens[1] += turn.completion_tokens
         episode.errors = _reports_errors(info, episode.errors)
         step = {"type": "step", **base, "step": episode.steps, "action": logged_action(turn.action, 1 << 20),
-                "message": turn.message, "reply_error": turn.problem,
-                "answer": chat.state_message(self.env_id, observation),
+                "message": turn.message, "reply_error": turn.problem, "finish_reason": turn.finish_reason,
+                "answer": chat.state_message(self.env_id, observation, unread=turn.problem),
                 "observation": digest(observation), "reward": reward, "terminated": terminated,
                 "truncated": truncated, "info": _jsonable(info), "prompt_tokens": turn.prompt_tokens,
                 "completion_tokens": turn.completion_tokens, "retries": turn.retries,

@@ -1,6 +1,9 @@
 """The summary of an evaluation: per group and overall, the episodes attempted, how many of them were
 unavailable, the success rate, the error rate (episodes whose deck or design errored), mean steps, tokens and
-return, seconds, and with several samples per task, pass@k by the unbiased estimator.
+return, seconds, the replies that held no action the agent could read (``unread_replies``) and those cut at
+max_tokens (``truncated_replies``: finish_reason ``length``), why the episodes that did not succeed ended
+(``reasons``: the most common, each cut to REASON_CHARS, the server's message included), and with several
+samples per task, pass@k by the unbiased estimator.
 
 Every rate and mean is over the attempted episodes, unavailable ones included (as not solved): an episode the
 infrastructure lost lowers a rate, so that no rate can rise by dropping episodes. ``unavailable`` says how many
@@ -12,11 +15,13 @@ there were; ``chipgym eval --resume`` plays them again.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from math import comb
 from typing import Any, Sequence
 
 from chipgym.baselines.step_log import LoggedEpisode
+
+REASON_CHARS, REASONS = 300, 5
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -48,6 +53,10 @@ def _figures(episodes: Sequence[LoggedEpisode], samples: int) -> dict[str, Any]:
         "mean_tokens": _mean([end["prompt_tokens"] + end["completion_tokens"] for end in ends]),
         "mean_return": _mean([end["return"] for end in ends]),
         "episode_seconds": sum(end["seconds"] for end in ends),
+        "unread_replies": sum(bool(step.get("reply_error")) for e in episodes for step in e.steps),
+        "truncated_replies": sum(step.get("finish_reason") == "length" for e in episodes for step in e.steps),
+        "reasons": dict(Counter(end["reason"][:REASON_CHARS] for end in ends
+                                if end["status"] != "success").most_common(REASONS)),
     }
     if samples > 1:
         per_task: dict[str, list[bool]] = defaultdict(list)
@@ -85,12 +94,16 @@ def summary_table(summary: dict[str, Any]) -> str:
 
         passes = "  ".join(f"{k} {pct(v)}" for k, v in f.items() if k.startswith("pass@"))
         return (f"{name:12} {f['attempted']:>9} {pct(f['success_rate']):>8} {pct(f['error_rate']):>8} "
-                f"{f['unavailable']:>6} {num(f['mean_steps']):>6} {num(f['mean_tokens']):>9}  {passes}").rstrip()
+                f"{f['unavailable']:>6} {num(f['mean_steps']):>6} {num(f['mean_tokens']):>9} "
+                f"{f.get('unread_replies', 0):>7} {f.get('truncated_replies', 0):>5}  {passes}").rstrip()
 
-    rows = [f"{'group':12} {'attempted':>9} {'success':>8} {'errors':>8} {'unav.':>6} {'steps':>6} {'tokens':>9}"]
+    rows = [f"{'group':12} {'attempted':>9} {'success':>8} {'errors':>8} {'unav.':>6} {'steps':>6} {'tokens':>9} "
+            f"{'unread':>7} {'cut':>5}"]
     rows += [line(name, figures) for name, figures in summary["groups"].items()]
     rows.append(line("all", summary["all"]))
     overall = summary["all"]
+    reasons = overall.get("reasons", {})
+    rows += ["not solved, why:"] * bool(reasons) + [f"  {count} x {reason}" for reason, count in reasons.items()]
     if overall.get("wall_seconds") is not None:
         rate = overall["steps_per_second"]
         rows.append(f"wall time {overall['wall_seconds']:.1f} s, {overall['steps']} steps, "

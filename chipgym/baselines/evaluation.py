@@ -4,6 +4,8 @@ Each actor owns one :class:`~chipgym.baselines.episode_runner.EpisodeRunner` (an
 an agent) and plays one step per call, so the driver writes every step to the log as soon as it is done; a new
 episode goes to whichever actor finishes first. Works on a local Ray (started here with ``workers`` CPUs) and
 on a cluster (``ray_address``); an actor lost mid-episode ends that episode ``unavailable`` and is replaced.
+Once ``EvalRun.stop`` is set (``chipgym eval`` sets it on SIGTERM), no step is asked for any more: the episodes
+in flight are left without an end (``--resume`` plays them again) and the summary covers those that ended.
 
 >>> specs = episode_specs("chipgym/RtlDesign-v0", {}, samples=2, starts=["pipelined"])
 >>> [(s.key, s.seed) for s in specs]
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -30,6 +33,7 @@ from chipgym.errors import UNAVAILABLE
 
 LOG_NAME, RUN_NAME, SUMMARY_NAME = "steps.jsonl", "run.json", "summary.json"
 SAME_RUN = ("env_id", "env_kwargs", "agent", "samples")  # what --resume must find unchanged in run.json
+POLL_SECONDS = 0.5  # between looks at EvalRun.stop while steps are in flight
 
 
 @dataclass
@@ -48,6 +52,7 @@ class EvalRun:
     resume: bool = False
     time_limit: float | None = None  # seconds of one episode
     progress: bool = True
+    stop: threading.Event | None = None  # once set, the run ends after the steps in flight, without their records
 
 
 def episode_specs(env_id: str, env_kwargs: dict[str, Any], limit: int | None = None, samples: int = 1,
@@ -106,6 +111,7 @@ def evaluate(run: EvalRun) -> dict[str, Any]:
     episodes = [e for e in read_episodes(log.path) if e.start["episode"] in keys]
     summary = summarize(episodes, run.samples, time.perf_counter() - wall)
     summary["played"] = len([spec for spec in run.episodes if spec.key not in finished])
+    summary["stopped"] = bool(run.stop and run.stop.is_set())
     (run.out / SUMMARY_NAME).write_text(json.dumps(summary, indent=1))
     return summary
 
@@ -130,10 +136,14 @@ def _play(run: EvalRun, todo: deque, attempts, log: StepLog, ray) -> None:
     for _ in range(min(run.workers, len(todo))):
         begin(new_actor())
     while inflight:
-        [ready], _ = ray.wait(list(inflight), num_returns=1)
-        actor, spec, attempt = inflight.pop(ready)
+        ready, _ = ray.wait(list(inflight), num_returns=1, timeout=POLL_SECONDS)
+        if run.stop is not None and run.stop.is_set():
+            break
+        if not ready:
+            continue
+        actor, spec, attempt = inflight.pop(ready[0])
         try:
-            records = ray.get(ready)
+            records = ray.get(ready[0])
         except ray.exceptions.RayError as error:
             records = [end_record(spec, attempt, *_lost(ray, error))]
             ray.kill(actor, no_restart=True)

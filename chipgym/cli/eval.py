@@ -2,13 +2,18 @@
 logged to ``OUT/steps.jsonl`` as it happens; prints and writes (``OUT/summary.json``) the summary.
 
 Exit status 0 when the episodes ran (whatever the agent scored), 2 when none could run (all unavailable) or on
-an infrastructure failure.
+an infrastructure failure, 143 when stopped by SIGTERM: the episodes in flight are left for ``--resume``, and
+the summary of those that ended is printed and written.
 """
 
 from __future__ import annotations
 
 import json
+import signal
+import threading
 from pathlib import Path
+
+STOPPED = 128 + signal.SIGTERM
 
 DRC, RTL = "chipgym/DrcScript-v0", "chipgym/RtlDesign-v0"
 
@@ -40,7 +45,7 @@ def _llm(args) -> dict | None:
                                 temperature=args.temperature, top_p=args.top_p, seed=args.seed,
                                 max_tokens=args.max_tokens, timeout=args.request_timeout, retries=args.retries,
                                 stream=args.stream or None, tools=False if args.no_tools else None,
-                                context_chars=args.context_chars, time_limit=args.time_limit)
+                                context_tokens=args.context_tokens, time_limit=args.time_limit)
     return asdict(config)
 
 
@@ -51,10 +56,19 @@ def evaluate(args) -> int:
     env_kwargs = _env_kwargs(args)
     specs = episode_specs(args.env, env_kwargs, args.limit, args.samples, args.starts.split(","))
     run = EvalRun(args.env, env_kwargs, args.agent, specs, Path(args.out), args.workers, _llm(args), args.samples,
-                  args.ray_address, args.resume, args.time_limit, progress=not args.no_progress)
-    summary = evaluate(run)
+                  args.ray_address, args.resume, args.time_limit, progress=not args.no_progress,
+                  stop=threading.Event())
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: run.stop.set())
+    try:
+        summary = evaluate(run)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print(summary_table(summary))
     print(f"log: {run.out / 'steps.jsonl'}; summary: {run.out / 'summary.json'}")
+    if summary["stopped"]:
+        print(f"stopped by SIGTERM: {len(specs) - summary['all']['attempted']} episodes not finished; --resume "
+              "plays them")
+        return STOPPED
     overall = summary["all"]
     return 2 if overall["attempted"] and overall["unavailable"] == overall["attempted"] else 0
 
@@ -98,5 +112,6 @@ def add_commands(commands) -> None:
     llm.add_argument("--retries", type=int, help="retries of a request after 429, 5xx or a timeout (4)")
     llm.add_argument("--stream", action="store_true", help="stream the replies")
     llm.add_argument("--no-tools", action="store_true", help="ask for fenced JSON actions, offer no tools")
-    llm.add_argument("--context-chars", type=int, help="characters of the conversation kept (400000)")
+    llm.add_argument("--context-tokens", type=int,
+                     help="the model's context in tokens (default: what the server says, else 100000)")
     run.set_defaults(handler=evaluate)

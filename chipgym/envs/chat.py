@@ -1,5 +1,6 @@
 """The chat protocol of chipgym's envs: an observation as chat messages, every action op as a tool with a JSON
-schema, and the action read back from a reply (a tool call, or a fenced JSON block).
+schema and as a line of the system prompt (both from one table, ``_TOOLS``), and the action read back from a
+reply (a tool call, a fenced JSON block, or for the DRC env a deck in a fenced ``ruby`` block).
 
 The LLM agent (:mod:`chipgym.baselines.llm`), the :class:`chipgym.wrappers.ChatEnv` wrapper and the trajectory
 export all speak it, so a conversation logged by one reads the same in the others.
@@ -13,6 +14,8 @@ export all speak it, so a conversation logged by one reads the same in the other
 '{"op": "submit"}'
 >>> chat.action_from_reply("no action here") is None
 True
+>>> chat.action_from_reply("```ruby\\nsource($input)\\n```", env_id="chipgym/DrcScript-v0")
+'{"op": "write", "script": "source($input)\\\\n"}'
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from chipgym.envs import drc_actions, rtl_actions
 from chipgym.tasks.chip.design import MAX_PERIOD_PS
 from chipgym.tasks.chip.pysim import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
 
-FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
+FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)  # JSON blocks, for readers of test lists
+FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)  # a fenced block: its language, its text
+NO_ACTION = "no action found"
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class ChatProtocol:
     cuttable: tuple[str, ...]  # the other fields of the task message, cut first to last
     state: tuple[str, ...]  # fields repeated after every action (feedback first)
     ops: tuple[str, ...]
+    code: tuple[str, str, tuple[str, ...]] | None = None  # a fenced block of code as an action: op, field, languages
 
 
 _REPLY_RULES = (
@@ -51,7 +57,7 @@ PROTOCOLS = {
         "rule, write a deck, test it on the public examples (run) and on layouts of your own (add_test), then "
         "submit; a submit is graded on hidden layouts and ends the episode.\n" + _REPLY_RULES,
         kept=("rule", "layers"), cuttable=("docs", "examples"), state=("feedback", "script", "tests"),
-        ops=drc_actions.OPS),
+        ops=drc_actions.OPS, code=("write", "script", ("ruby", "rb", "drc", "lydrc", "klayout"))),
     "chipgym/RtlDesign-v0": ChatProtocol(
         "You design the RTL of a chip block (the task says which) under a fixed contract, with a timing model it "
         "must match. Edit the files of the design folder, run the public check (simulate steps the design to "
@@ -91,23 +97,39 @@ def task_message(env_id: str, observation: Mapping[str, str], max_chars: int | N
     return "\n\n".join(_section(name, texts[name]) for name in names)
 
 
-def state_message(env_id: str, observation: Mapping[str, str], note: str = "") -> str:
+def state_message(env_id: str, observation: Mapping[str, str], note: str = "", unread: str = "") -> str:
     """The message after an action: what it did (the feedback) and the state fields, with ``note`` (e.g. the
-    time left) at the end."""
+    time left) at the end. ``unread`` says why the reply held no action the agent could read (``NO_ACTION``, or a
+    problem of the reply); the feedback is then that, with the actions, instead of the env's rejection of the
+    empty action sent in its place.
+
+    >>> state_message("chipgym/RtlDesign-v0", {"feedback": "Action rejected: ...", "budget": "3 of 4 steps left"},
+    ...               unread=NO_ACTION).splitlines()[:2]
+    ['## feedback', 'Your reply was not read: no action found. Reply with exactly one action.']
+    """
     spec = protocol(env_id)
-    parts = [_section(name, observation[name]) for name in spec.state if observation.get(name)]
+    fields = {name: observation.get(name) for name in spec.state}
+    if unread:
+        fields["feedback"] = f"Your reply was not read: {unread}. Reply with exactly one action.\n{ops_text(env_id)}"
+    parts = [_section(name, text) for name, text in fields.items() if text]
     return "\n\n".join(parts + ([note] if note else []))
 
 
-def messages(env_id: str, observation: Mapping[str, str], max_chars: int | None = None) -> list[dict[str, Any]]:
-    """The opening messages of an episode: the system prompt and the task message."""
-    return [{"role": "system", "content": protocol(env_id).intro},
+def messages(env_id: str, observation: Mapping[str, str], max_chars: int | None = None,
+             describe_ops: bool = True) -> list[dict[str, Any]]:
+    """The opening messages of an episode: the system prompt and the task message. ``describe_ops`` adds the
+    actions and their fields to the system prompt, for a model that is not certainly shown the tools."""
+    intro = protocol(env_id).intro + ("\n\n" + ops_text(env_id) if describe_ops else "")
+    return [{"role": "system", "content": intro},
             {"role": "user", "content": task_message(env_id, observation, max_chars)}]
 
 
-def action_from_reply(content: str | None, tool_calls: Sequence[Mapping[str, Any]] = ()) -> str | None:
+def action_from_reply(content: str | None, tool_calls: Sequence[Mapping[str, Any]] = (),
+                      env_id: str | None = None) -> str | None:
     """The action text of a reply: its first tool call as ``{"op": NAME, **arguments}``, else its last fenced
-    JSON block, else the whole reply when it is a JSON object; None when the reply holds no action.
+    JSON block, else, for an env whose protocol reads code (the DRC env: a deck in a fenced ``ruby`` block), its
+    last block of that code as the op that takes it, else the whole reply when it is a JSON object; None when
+    the reply holds no action.
     Tool calls are as the LLM client keeps them (a function with a name and text arguments); arguments that are
     not a JSON object, or are nested too deeply to read, are passed on as they are, for the env to reject.
 
@@ -123,9 +145,15 @@ def action_from_reply(content: str | None, tool_calls: Sequence[Mapping[str, Any
         except (ValueError, RecursionError):
             return arguments
     text = (content or "").strip()
-    blocks = FENCED_JSON.findall(text)
-    if blocks:
-        return blocks[-1].strip()
+    blocks = [(language.lower(), body) for language, body in FENCE.findall(text)]
+    json_blocks = [body.strip() for language, body in blocks
+                   if language == "json" or (not language and body.lstrip().startswith("{"))]
+    if json_blocks:
+        return json_blocks[-1]
+    code = protocol(env_id).code if env_id else None
+    decks = [body for language, body in blocks if code and language in ("", *code[2])]
+    if decks:
+        return json.dumps({"op": code[0], code[1]: decks[-1]})
     if text.startswith("{") and text.endswith("}"):
         return text
     return None
@@ -172,7 +200,8 @@ _TOOLS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
                      "(1: a violation, 0: none).",
                      _object({"shapes": {"type": "array", "items": _SHAPE}, "gds": _TEXT,
                               "expected": {"type": "object", "additionalProperties": {"type": "integer",
-                                                                                      "enum": [0, 1]}},
+                                                                                      "enum": [0, 1]},
+                                           "description": "{CATEGORY: 0 or 1, ...}"},
                               "name": _TEXT}, ["expected"])),
         "run": ("Run the deck on the public examples and your tests (feedback only).", _object({})),
         "submit": ("Grade the deck on the hidden layouts and end the episode.", _object({})),
@@ -209,3 +238,46 @@ def tools(env_id: str) -> list[dict[str, Any]]:
     spec = protocol(env_id)
     return [{"type": "function", "function": {"name": op, "description": _TOOLS[env_id][op][0],
                                               "parameters": _TOOLS[env_id][op][1]}} for op in spec.ops]
+
+
+def ops_text(env_id: str) -> str:
+    """The actions of ``env_id`` for a prompt, from the same table as :func:`tools`: each op with its fields
+    (``FIELD?``: may be left out) and what it does.
+
+    >>> print(ops_text("chipgym/RtlDesign-v0").splitlines()[4])
+    - set_clock {"period_ps": integer 1..1000000}: Set the clock period in design.toml.
+    """
+    spec = protocol(env_id)
+    lines = ['The actions, each one JSON object {"op": NAME, FIELD: VALUE, ...} (FIELD? may be left out):']
+    for op in spec.ops:
+        description, schema = _TOOLS[env_id][op]
+        lines.append(f"- {op}{' ' + _schema_text(schema) if schema['properties'] else ''}: {description}")
+    first, (_, schema) = spec.ops[0], _TOOLS[env_id][spec.ops[0]]
+    example = json.dumps({"op": first, **{name: "..." for name in schema["required"]}})
+    lines.append(f"For example, end your reply with:\n```json\n{example}\n```")
+    if spec.code:
+        op, field, languages = spec.code
+        lines.append(f"A reply without a JSON action whose last fenced block is ```{languages[0]} is read as {op}, "
+                     f"the block as its {field}.")
+    return "\n".join(lines)
+
+
+def _schema_text(schema: Mapping[str, Any]) -> str:
+    """A JSON schema of :data:`_TOOLS` as one short line: ``{"path": text, "estimate"?: true or false}``."""
+    description = schema.get("description", "")
+    if description[:1] in "[{" and description:
+        return description
+    kind = schema.get("type")
+    if kind == "object":
+        required = schema.get("required", ())
+        text = "{" + ", ".join(f'"{name}"{"" if name in required else "?"}: {_schema_text(field)}'
+                               for name, field in schema.get("properties", {}).items()) + "}"
+    elif kind == "array":
+        text = f"[{_schema_text(schema['items'])}, ...]"
+    elif "enum" in schema:
+        text = " or ".join(map(str, schema["enum"]))
+    elif kind == "integer" and "minimum" in schema and "maximum" in schema:
+        text = f"integer {schema['minimum']}..{schema['maximum']}"
+    else:
+        text = {"string": "text", "boolean": "true or false"}.get(kind, kind)
+    return f"{text} ({description})" if description else text

@@ -1,11 +1,13 @@
 """Any chipgym env as a chat: ``reset()`` gives the opening messages, ``step(assistant_text)`` carries out the
-action in the reply (a fenced JSON block, or the reply itself when it is one JSON object) and gives the
-conversation with the env's answer appended, so a multi-turn RL trainer can use a chipgym env as its
-environment (docs/llm-agents.md shows the few lines of a trainer's rollout hook).
+action in the reply as :func:`chipgym.envs.chat.action_from_reply` reads it (a fenced JSON block, the reply
+itself when it is one JSON object, a DRC deck in a fenced ``ruby`` block) and gives the conversation with the
+env's answer appended, so a multi-turn RL trainer can use a chipgym env as its environment (docs/llm-agents.md
+shows the few lines of a trainer's rollout hook).
 
 Observations are the whole conversation so far, a tuple of ``{"role", "content"}`` messages (the last one is
-the env's answer); actions are the assistant's text. A reply without an action is fed back by the env as an
-error and costs a step, as any malformed action.
+the env's answer); actions are the assistant's text. The system prompt lists the actions and their fields. A
+reply without an action costs a step (the env rejects the empty action sent in its place) and is answered "no
+action found" with the actions, as the LLM agent answers it.
 
 >>> import gymnasium, chipgym
 >>> env = ChatEnv(gymnasium.make("chipgym/RtlDesign-v0", formal=False, max_steps=3, max_episode_steps=3))
@@ -59,9 +61,9 @@ class ChatEnv(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def step(self, action: Any):
         text = action if isinstance(action, str) else ""
-        parsed = chat.action_from_reply(text)
-        observation, reward, terminated, truncated, info = self.env.step(text if parsed is None else parsed)
+        parsed = chat.action_from_reply(text, env_id=self.env_id)
+        observation, reward, terminated, truncated, info = self.env.step(parsed or "")
+        answer = chat.state_message(self.env_id, observation, unread="" if parsed is not None else chat.NO_ACTION)
         self.messages.append({"role": "assistant", "content": observation_text(text)})
-        self.messages.append({"role": "user", "content": observation_text(chat.state_message(self.env_id,
-                                                                                            observation))})
+        self.messages.append({"role": "user", "content": observation_text(answer)})
         return tuple(self.messages), reward, terminated, truncated, info

@@ -116,3 +116,21 @@ def test_an_unreachable_endpoint_makes_every_episode_unavailable_and_resume_runs
     assert summary["all"]["unavailable"] == 0 and episodes[0].end["attempt"] == 1
     with pytest.raises(ValueError, match="holds a log already; pass --resume"):
         run(tmp_path, RTL, {"formal": False}, "openai", llm, starts=["empty"])
+
+
+def test_an_rtl_episode_over_an_8k_context_fails_with_the_servers_message_and_resume_does_not_retry_it(local_ray,
+                                                                                                       tmp_path):
+    from chipgym.cli import main
+
+    with ChatServer(rtl_policy, context=8192, says=None) as server:  # a server that does not say its context
+        command = ["eval", "--env", RTL, "--agent", "openai", "--base-url", server.base_url, "--model", "scripted",
+                   "--starts", "multicycle", "--no-formal", "--max-steps", "2", "--out", str(tmp_path), "--no-progress"]
+        assert main(command) == 0
+        assert main(command + ["--resume"]) == 0
+        requests = len(server.requests)
+    [episode] = read_episodes(tmp_path / "steps.jsonl")
+    assert episode.end["status"] == "failure"
+    assert "exceeds the available context size (8192 tokens)" in episode.end["reason"]
+    assert requests == 1 and [r["type"] for r in read_records(tmp_path / "steps.jsonl")] == ["start", "end"]
+    summary = json.loads((tmp_path / "summary.json").read_text())["all"]
+    assert summary["unavailable"] == 0 and summary["attempted"] == 1 and episode.end["reason"] in summary["reasons"]

@@ -17,7 +17,7 @@ from chipgym.baselines.step_log import without_volatile
 from chipgym.envs import chat, drc_actions
 from chipgym.tasks.drc.suite import build_suite
 
-from chat_server import ChatServer
+from chat_server import ChatServer, prompt_tokens
 
 TASK_IDS = ["sky130-0000", "sky130-0001"]
 
@@ -95,7 +95,7 @@ def test_an_endpoint_that_keeps_failing_or_cannot_be_reached_is_unavailable_not_
         runner = EpisodeRunner("chipgym/DrcScript-v0", {"tasks": tasks}, "openai", config(server, retries=2))
         end = play(runner, EpisodeSpec("sky130-0000#0", {"task": "sky130-0000"}, 0))[-1]
         assert len(server.requests) == 3
-    assert end["status"] == "unavailable" and "HTTP 500 after 3 attempts" in end["reason"]
+    assert end["status"] == "unavailable" and "HTTP 500: injected 500 after 3 attempts" in end["reason"]
     with socket.socket() as closed:  # a port nothing listens on
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
@@ -106,29 +106,33 @@ def test_an_endpoint_that_keeps_failing_or_cannot_be_reached_is_unavailable_not_
     assert end["status"] == "unavailable" and "APIConnectionError" in end["reason"] and end["steps"] == 0
 
 
-def test_a_reply_without_an_action_is_fed_back_and_costs_a_step(tasks):
+def test_a_reply_without_an_action_is_told_no_action_found_with_the_actions_and_costs_a_step(tasks):
     with ChatServer(lambda request: {"content": "Let me think about the rule first."}) as server:
         runner = EpisodeRunner("chipgym/DrcScript-v0", {"tasks": tasks, "max_steps": 2}, "openai", config(server))
         records = play(runner, EpisodeSpec("sky130-0000#0", {"task": "sky130-0000"}, 0))
         runner.close()
     steps = [r for r in records if r["type"] == "step"]
-    assert [s["info"]["action_error"].split(" (")[0] for s in steps] == ["action: not valid JSON"] * 2
+    assert [s["reply_error"] for s in steps] == ["no action found"] * 2 and all(s["action"] == "" for s in steps)
     assert records[-1]["status"] == "failure" and records[-1]["reason"] == "step budget spent"
-    assert "Action rejected" in server.requests[1]["messages"][-1]["content"]
+    answer = server.requests[1]["messages"][-1]["content"]
+    assert answer.startswith("## feedback\nYour reply was not read: no action found.")
+    assert "- add_test {" in answer and "JSON" not in answer.split("\n")[1]  # the ops, not a decode error
+    assert steps[0]["answer"] == answer  # the log holds what the model was told
 
 
-def test_the_context_budget_drops_old_turns_never_the_rule(tasks):
+def test_the_context_budget_in_tokens_comes_from_the_server_counts_the_tools_and_drops_old_turns(tasks):
     long_reply = {"content": "x" * 3000}
-    with ChatServer(lambda request: long_reply) as server:
-        runner = EpisodeRunner("chipgym/DrcScript-v0", {"tasks": tasks, "max_steps": 8}, "openai",
-                               config(server, context_chars=20_000))
-        play(runner, EpisodeSpec("sky130-0000#0", {"task": "sky130-0000"}, 0))
+    with ChatServer(lambda request: long_reply, context=6000) as server:
+        runner = EpisodeRunner("chipgym/DrcScript-v0", {"tasks": tasks, "max_steps": 8}, "openai", config(server))
+        records = play(runner, EpisodeSpec("sky130-0000#0", {"task": "sky130-0000"}, 0))
         runner.close()
+    assert records[0]["agent"]["context_tokens"] == 6000 and records[0]["agent"]["context_from"] == "server /props"
+    assert records[-1]["reason"] == "step budget spent"  # the server refused no request
     rule = tasks[0].rules[0][0]
     for request in server.requests:
         messages = request["messages"]
-        assert messages[0]["role"] == "system" and rule in messages[1]["content"]
-        assert sum(len(m.get("content") or "") for m in messages) <= 20_000
+        assert messages[0]["role"] == "system" and rule in messages[1]["content"] and request["tools"]
+        assert prompt_tokens(request) <= 6000 * 7 // 8  # an eighth left for the reply
     last = server.requests[-1]["messages"]
     assert re.fullmatch(r"\(\d+ earlier turns were dropped to fit the context\.\)", last[2]["content"])
     assert len(last) < 2 * 8

@@ -135,8 +135,8 @@ def test_a_tool_call_without_a_function_is_rejected_and_the_answer_names_it(runn
     assert [s["reply_error"] for s in steps] == ["tool call 0 has no function"] * 2
     assert all("action_error" in s["info"] and "tool_calls" not in s["message"] for s in steps)
     answer = server.requests[1]["messages"][-1]
-    assert answer["role"] == "user" and answer["content"].startswith("Your reply was not read: tool call 0 has no "
-                                                                     "function.")
+    assert answer["role"] == "user" and answer["content"].startswith("## feedback\nYour reply was not read: tool "
+                                                                     "call 0 has no function.")
     assert records[-1]["status"] == "failure"
 
 

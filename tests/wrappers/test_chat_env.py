@@ -1,6 +1,7 @@
 """ChatEnv: a chipgym env spoken to in chat messages; Gymnasium's checker accepts it, it runs in an
-AsyncVectorEnv, a reply's fenced action is carried out, a reply without one is an error that costs a step,
-and the same seed and replies give the same conversation."""
+AsyncVectorEnv, a reply's fenced action (or a deck in a fenced ruby block) is carried out, a reply without one
+costs a step and is answered "no action found" with the actions, and the same seed and replies give the same
+conversation."""
 
 from __future__ import annotations
 
@@ -38,9 +39,12 @@ def test_a_reply_is_carried_out_and_the_reward_comes_back(task):
         env = ChatEnv(DrcScriptEnv(tasks=[task], split="all"))
         messages, _ = env.reset(seed=0)
         assert [m["role"] for m in messages] == ["system", "user"] and "met1" in messages[1]["content"]
+        assert "- add_test {" in messages[0]["content"]  # the actions and their fields
         messages, reward, terminated, _, info = env.step("I am not sure yet.")
         assert "action_error" in info and info["step"] == 1 and not terminated
-        env.step(fenced(act.write(MET1_WIDTH_GOLD)))
+        assert messages[-1]["content"].startswith("## feedback\nYour reply was not read: no action found.")
+        assert "- write {" in messages[-1]["content"] and "not valid JSON" not in messages[-1]["content"]
+        env.step(f"The deck:\n```ruby\n{MET1_WIDTH_GOLD}\n```")  # read as write, as chipgym select reads it
         messages, reward, terminated, _, info = env.step(act.submit())  # a bare JSON reply works too
         assert (reward, terminated) == (1.0, True)
         assert [m["role"] for m in messages][2:] == ["assistant", "user"] * 3

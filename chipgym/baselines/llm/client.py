@@ -5,15 +5,23 @@ at most MAX_REPLY_BYTES of the body are read, and the body is parsed here, again
 - What is the infrastructure's fault (HTTP 429 and 5xx, a timeout, a lost connection, a body that is not a chat
   completion, usage that is not token counts) is retried with backoff; after the last retry, or on any other API
   error, :class:`EndpointUnavailable`.
+- A request the server refuses as longer than its context (HTTP 400 saying so) is :class:`ContextOverflow`,
+  the episode's failure: what the model's replies made of the conversation does not fit.
 - What the model wrote that cannot be read as an action (content that is not text, a tool call without a
   function or a name, arguments that are not text, a reply over MAX_REPLY_CHARS or MAX_REPLY_BYTES) is a
   :class:`Reply` whose ``problem`` says so; its message keeps at most KEPT_CHARS of the text.
+- Every failure keeps the server's own message, at most MAX_ERROR_CHARS of it.
+
+:meth:`ChatClient.server_info` asks the server what it says of itself: its context in tokens (llama.cpp's
+``/props``, else ``max_model_len`` or llama.cpp's ``meta.n_ctx`` in ``/v1/models``) and whether its chat
+template takes tools (llama.cpp's ``chat_template_caps``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import socket
 import threading
 import time
@@ -23,7 +31,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import httpx2
 import openai
 
-from chipgym.baselines.agent import EndpointUnavailable
+from chipgym.baselines.agent import ContextOverflow, EndpointUnavailable
 from chipgym.baselines.llm.config import LlmConfig
 
 RETRIED = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
@@ -31,6 +39,10 @@ MAX_REPLY_BYTES = 32 << 20  # of one response body, streamed or not (a streamed 
 MAX_REPLY_CHARS = 1 << 20  # of content and tool calls, above the longest action of any env
 KEPT_CHARS = 2000  # of the text of a rejected reply, in the conversation and the log
 MAX_TOKENS = 1 << 40  # a usage count above this is not a count
+MAX_ERROR_CHARS = 500  # of a server's error message, in a reason
+MAX_INFO_BYTES = 4 << 20  # of /props or /v1/models (llama.cpp's /props holds its chat template)
+INFO_TIMEOUT = 10.0  # seconds of asking /props or /v1/models
+OVERFLOW = re.compile(r"context|too long|too many tokens|maximum.{0,40}length", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,16 @@ class Reply:
     retries: int = 0
     seconds: float = 0.0  # wall time of the request, retries and backoff included
     problem: str = ""  # why the reply cannot be an action ("" when it can)
+    finish_reason: str = ""  # the server's: stop, length (cut at max_tokens or the context), tool_calls; "" if none
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What a server says of itself; None where it does not say."""
+
+    context_tokens: int | None = None  # of one request, prompt and reply
+    tool_calls: bool | None = None  # whether its chat template renders tools and reads tool calls
+    source: str = ""  # where the context came from ("/props", "/v1/models")
 
 
 class _Retried(Exception):
@@ -90,10 +112,11 @@ class ChatClient:
         self._deadline = _Deadline(0.0)
         # a new connection per request (no keep-alive), so that each attempt's deadline holds its socket;
         # retries are ours (so they are counted, and a timeout of a stream is retried too)
-        http = openai.DefaultHttpxClient(timeout=config.timeout, limits=httpx2.Limits(max_keepalive_connections=0),
-                                         event_hooks={"request": [self._traced]})
+        self._http = openai.DefaultHttpxClient(timeout=config.timeout,
+                                               limits=httpx2.Limits(max_keepalive_connections=0),
+                                               event_hooks={"request": [self._traced]})
         self._client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key, timeout=config.timeout,
-                                     max_retries=0, http_client=http)
+                                     max_retries=0, http_client=self._http)
 
     def complete(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Reply:
         start = time.perf_counter()
@@ -108,8 +131,34 @@ class ChatClient:
             return dataclasses.replace(reply, retries=attempt, seconds=time.perf_counter() - start)
         raise EndpointUnavailable(f"{self.config.base_url}: {failure} after {self.config.retries + 1} attempts")
 
+    def server_info(self) -> ServerInfo:
+        """What the server says of its context and tools (llama.cpp's ``/props``, else ``/v1/models``); a server
+        that says nothing, or answers what is not a schema's JSON, gives None for what it did not say."""
+        props = self._get(re.sub(r"/v1/?$", "", self.config.base_url.rstrip("/")) + "/props")
+        context = _count(_field(props, "default_generation_settings", "n_ctx"))
+        tool_calls = _field(props, "chat_template_caps", "supports_tool_calls")
+        tool_calls = tool_calls if isinstance(tool_calls, bool) else None
+        if context is not None:
+            return ServerInfo(context, tool_calls, "/props")
+        models = _field(self._get(self.config.base_url.rstrip("/") + "/models"), "data")
+        models = [m for m in models if isinstance(m, dict)] if isinstance(models, list) else []
+        model = next((m for m in models if m.get("id") == self.config.model), models[0] if models else {})
+        context = _count(model.get("max_model_len")) or _count(_field(model, "meta", "n_ctx"))
+        return ServerInfo(context, tool_calls, "/v1/models" if context else "")
+
     def close(self) -> None:
         self._client.close()
+
+    def _get(self, url: str) -> Any:
+        """The JSON of a GET of ``url``, read as any reply is (deadline, size cap), or None."""
+        self._deadline = _Deadline(min(self.config.timeout, INFO_TIMEOUT))
+        try:
+            with self._http.stream("GET", url, headers={"Authorization": f"Bearer {self.config.api_key}"}) as got:
+                return _json(_read(got.iter_bytes(), MAX_INFO_BYTES), "an answer") if got.status_code == 200 else None
+        except (httpx2.HTTPError, OSError, _Retried, _TooLong):
+            return None
+        finally:
+            self._deadline.cancel()
 
     def _traced(self, request: httpx2.Request) -> None:
         request.extensions["trace"] = self._deadline.trace
@@ -134,9 +183,9 @@ class ChatClient:
             return Reply(_message("", None)[0], 0, 0, problem=f"the reply is over {MAX_REPLY_BYTES} bytes")
         finally:
             self._deadline.cancel()
-        message, usage = _streamed(body) if self.config.stream else _completion(body)
+        message, usage, finish = _streamed(body) if self.config.stream else _completion(body)
         kept, problem = _message(message.get("content"), message.get("tool_calls"))
-        return Reply(kept, *_usage(usage), problem=problem)
+        return Reply(kept, *_usage(usage), problem=problem, finish_reason=_finish_reason(finish))
 
     def _body(self, arguments: dict[str, Any]) -> bytes:
         try:
@@ -146,15 +195,20 @@ class ChatClient:
             if self._deadline.passed():
                 raise _Retried(f"no whole reply within the timeout of {self.config.timeout:g} s") from None
             raise _Retried(_describe(error)) from None
+        except openai.BadRequestError as error:
+            if OVERFLOW.search(_server_message(error)) or error.type == "exceed_context_size_error":
+                raise ContextOverflow(f"the server refused the request as over its context: {_describe(error)}"
+                                      ) from None
+            raise EndpointUnavailable(f"{self.config.base_url}: {_describe(error)}") from None
         except openai.APIError as error:
             raise EndpointUnavailable(f"{self.config.base_url}: {_describe(error)}") from None
 
 
-def _read(chunks: Iterable[bytes]) -> bytes:
+def _read(chunks: Iterable[bytes], limit: int = MAX_REPLY_BYTES) -> bytes:
     body = bytearray()
     for chunk in chunks:
         body += chunk
-        if len(body) > MAX_REPLY_BYTES:
+        if len(body) > limit:
             raise _TooLong
     return bytes(body)
 
@@ -174,13 +228,14 @@ def _object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-def _completion(body: bytes) -> tuple[dict[str, Any], Any]:
-    """The message and usage of a chat completion."""
+def _completion(body: bytes) -> tuple[dict[str, Any], Any, Any]:
+    """The message, usage and finish reason of a chat completion."""
     data = _object(_json(body, "a reply"), "a reply")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices:
         raise _Retried("a reply without choices")
-    return _object(_object(choices[0], "a choice").get("message"), "a choice's message"), data.get("usage")
+    choice = _object(choices[0], "a choice")
+    return _object(choice.get("message"), "a choice's message"), data.get("usage"), choice.get("finish_reason")
 
 
 def _events(body: bytes) -> Iterator[dict[str, Any]]:
@@ -198,17 +253,19 @@ def _list(value: Any, what: str) -> list[Any]:
     return value or []
 
 
-def _streamed(body: bytes) -> tuple[dict[str, Any], Any]:
-    """The message and usage of a streamed reply: its deltas joined."""
+def _streamed(body: bytes) -> tuple[dict[str, Any], Any, Any]:
+    """The message, usage and finish reason of a streamed reply: its deltas joined."""
     content: list[Any] = []
     calls: dict[int, dict[str, Any]] = {}
-    usage = None
+    usage = finish = None
     for event in _events(body):
         if "error" in event:  # what a server streams when generation fails midway
-            raise _Retried("a streamed error")
+            raise _Retried(f"a streamed error: {_server_message(event['error'])}")
         usage = event.get("usage") or usage
         for choice in _list(event.get("choices"), "a streamed chunk's choices")[:1]:
-            delta = _object(_object(choice, "a streamed choice").get("delta"), "a streamed delta")
+            choice = _object(choice, "a streamed choice")
+            finish = choice.get("finish_reason") or finish
+            delta = _object(choice.get("delta"), "a streamed delta")
             content.append(delta.get("content"))
             for piece in _list(delta.get("tool_calls"), "a streamed delta's tool_calls"):
                 piece = _object(piece, "a streamed tool call")
@@ -219,7 +276,7 @@ def _streamed(body: bytes) -> tuple[dict[str, Any], Any]:
                 call["arguments"].append(function.get("arguments"))
     joined = [{"id": c["id"], "function": {"name": _join(c["name"]), "arguments": _join(c["arguments"])}}
               for _, c in sorted(calls.items())]
-    return {"content": _join(content), "tool_calls": joined}, usage
+    return {"content": _join(content), "tool_calls": joined}, usage, finish
 
 
 def _index(value: Any) -> int:
@@ -282,6 +339,40 @@ def _usage(usage: Any) -> tuple[int, int]:
     return counts
 
 
+def _finish_reason(value: Any) -> str:
+    if value is not None and not isinstance(value, str):
+        raise _Retried("a reply whose finish_reason is not text")
+    return _printable(value or "")[:40]
+
+
+def _field(data: Any, *names: str) -> Any:
+    """``data[name][...]`` down ``names``, or None where a level is missing or not an object."""
+    for name in names:
+        data = data.get(name) if isinstance(data, dict) else None
+    return data
+
+
+def _count(value: Any) -> int | None:
+    return value if type(value) is int and 0 < value <= MAX_TOKENS else None
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else " " for c in text)
+
+
+def _server_message(error: Any) -> str:
+    """The server's own message in an error (an APIStatusError, or a streamed error object), printable and cut
+    to MAX_ERROR_CHARS; "" when it gave none."""
+    body = getattr(error, "body", error)
+    if isinstance(body, dict):  # {"error": {"message": ...}}, of which the openai client keeps the inner object
+        body = body.get("message", body)
+    text = body if isinstance(body, str) else json.dumps(body, default=str) if body else ""
+    return _printable(text[:MAX_ERROR_CHARS])
+
+
 def _describe(error: Exception) -> str:
     status = getattr(error, "status_code", None)
-    return f"HTTP {status}" if status else type(error).__name__
+    if not status:
+        return type(error).__name__
+    message = _server_message(error)
+    return f"HTTP {status}: {message}" if message else f"HTTP {status}"

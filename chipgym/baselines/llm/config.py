@@ -36,7 +36,7 @@ class LlmConfig:
     backoff: float = 1.0  # seconds before the first retry, doubled before each next one
     stream: bool = False
     tools: bool = True  # offer each action op as a tool; False asks for a fenced JSON block only
-    context_chars: int = 400_000  # the conversation is cut to this (about 100k tokens); the rule always stays
+    context_tokens: int | None = None  # of one request, tools and reply included; None: the server's, else 100k
     time_limit: float | None = None  # seconds of one episode, told to the agent at every turn
 
     def __post_init__(self):
@@ -46,8 +46,8 @@ class LlmConfig:
             raise ValueError(f"model: no model name; pass --model or set {PREFIX}MODEL")
         if self.retries < 0 or self.backoff < 0 or self.timeout <= 0:
             raise ValueError("retries, backoff: expected >= 0; timeout: expected > 0")
-        if self.context_chars < 1000:
-            raise ValueError(f"context_chars: expected at least 1000, got {self.context_chars}")
+        if self.context_tokens is not None and self.context_tokens < 512:
+            raise ValueError(f"context_tokens: expected at least 512, got {self.context_tokens}")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **arguments: Any) -> LlmConfig:

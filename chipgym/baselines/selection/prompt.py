@@ -9,19 +9,19 @@ layers and the public examples as the env's observation writes them, never a hid
 
 from __future__ import annotations
 
-import re
 import zlib
 from typing import Sequence
 
 import numpy as np
 
+from chipgym.baselines.agent import ContextOverflow
 from chipgym.baselines.llm import ChatClient, LlmConfig
 from chipgym.envs import chat, drc_actions
 from chipgym.envs.drc_script import examples_text, layers_text, rule_text
 from chipgym.envs.json_action import ActionError
 from chipgym.tasks.drc.task import DrcTaskView
 
-FENCED_CODE = re.compile(r"```[\w+-]*\s*\n(.*?)```", re.DOTALL)
+DRC = "chipgym/DrcScript-v0"
 
 
 def task_text(task: DrcTaskView) -> str:
@@ -31,17 +31,14 @@ def task_text(task: DrcTaskView) -> str:
 
 
 def deck_from_reply(content: str) -> str | None:
-    """The deck of a reply: a ``write`` action (a tool call or fenced JSON), else its last fenced code block."""
-    action = chat.action_from_reply(content)
-    if action is not None:
-        try:
-            parsed = drc_actions.parse(action)
-        except ActionError:
-            parsed = None
-        if isinstance(parsed, drc_actions.Write):
-            return parsed.script
-    blocks = FENCED_CODE.findall(content or "")
-    return blocks[-1] if blocks else None
+    """The deck of a reply: the script of the ``write`` action the DRC env's chat protocol reads in it (fenced
+    JSON, or a deck in a fenced ``ruby`` block), else None."""
+    action = chat.action_from_reply(content, env_id=DRC)
+    try:
+        parsed = drc_actions.parse(action) if action is not None else None
+    except ActionError:
+        return None
+    return parsed.script if isinstance(parsed, drc_actions.Write) else None
 
 
 def decks_text(decks: Sequence[str]) -> str:
@@ -50,11 +47,15 @@ def decks_text(decks: Sequence[str]) -> str:
 
 
 def ask(config: LlmConfig, system: str, user: str) -> str:
-    """The content of the model's reply to one system and one user message."""
+    """The content of the model's reply to one system and one user message; "" when the server refuses the
+    request as over its context (the model gave nothing to use: a candidate without a deck, no tests, no
+    verdict), as ``chipgym eval`` makes it the episode's failure, not the infrastructure's."""
     client = ChatClient(config)
     try:
         return client.complete([{"role": "system", "content": system},
                                 {"role": "user", "content": user}]).message["content"]
+    except ContextOverflow:
+        return ""
     finally:
         client.close()
 
