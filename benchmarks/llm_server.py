@@ -2,9 +2,11 @@
 what the model was shown, how many replies held an action, what was logged; then one RtlDesign-v0 episode at
 the server's context, played again with ``--resume``.
 
-Against a real server (docs/llm-agents.md, "A real server, step by step", starts llama.cpp's llama-server):
+Against a real server (docs/llm-agents.md, "A real server, step by step", builds llama.cpp's llama-server):
 
     .venv/bin/python benchmarks/llm_server.py --base-url http://127.0.0.1:8080/v1 --model smollm2 [--limit 3]
+    .venv/bin/python benchmarks/llm_server.py --llama-server build/bin/llama-server --gguf MODEL.gguf \
+        [--chat-template-file benchmarks/chatml-tools.jinja]   # starts it on loopback with -c 8192 --jinja
 
 Without one (``--test-server``), against the project's own test server (tests/chat_server.py), which behaves as
 llama.cpp's server does where the agent depends on it, with a scripted "small model" (prose, a deck in a fenced
@@ -18,9 +20,14 @@ opening with and without the tools, compared by the prompt tokens the server cou
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import socket
+import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -60,7 +67,7 @@ def figures(out: Path) -> dict:
             "reply errors": dict(Counter(s["reply_error"] for s in steps if s["reply_error"])),
             "action errors": dict(Counter(s["info"]["action_error"][:60] for s in steps
                                           if "action_error" in s["info"] and not s["reply_error"])),
-            "ends": dict(Counter(f"{e.end['status']}: {e.end['reason'][:160]}" for e in episodes))}
+            "ends": dict(Counter(f"{e.end['status']}: {e.end['reason'][:240]}" for e in episodes))}
 
 
 def run(out: Path, env_id: str, env_kwargs: dict, llm: dict, limit: int | None, starts=("empty",),
@@ -130,11 +137,41 @@ def test_server_runs(out: Path, limit: int) -> list[dict]:
     return rows
 
 
+@contextlib.contextmanager
+def llama_server(binary: str, gguf: str, template: str | None, context: int = 8192):
+    """llama.cpp's server on a free loopback port (``-c context --jinja``), until the block ends; its base URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [binary, "-m", gguf, "-c", str(context), "--jinja", "--host", "127.0.0.1", "--port", str(port)]
+    server = subprocess.Popen(command + (["--chat-template-file", template] if template else []),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as health:
+                    if health.status == 200:
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"{binary} did not start (exit status {server.poll()})")
+            time.sleep(1)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--base-url", help="a real OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     where.add_argument("--test-server", action="store_true", help="the project's test server, a scripted model")
+    where.add_argument("--llama-server", help="llama.cpp's llama-server binary, started here with --gguf")
+    parser.add_argument("--gguf", help="the model for --llama-server")
+    parser.add_argument("--chat-template-file", help="a Jinja chat template for --llama-server")
     parser.add_argument("--model", default="local")
     parser.add_argument("--limit", type=int, default=3, help="drc-v0 test tasks per setting (3)")
     parser.add_argument("--max-tokens", type=int, default=512)
@@ -148,9 +185,12 @@ def main() -> None:
         if args.test_server:
             rows = test_server_runs(out, args.limit)
         else:
-            llm = {"base_url": args.base_url, "model": args.model, "max_tokens": args.max_tokens, "timeout": 600.0}
-            print(f"tools: {tools_rendered(llm)}", flush=True)
-            rows = bench(llm, out, args.limit) + [rtl(llm, out, "rtl")]
+            with contextlib.ExitStack() as stack:
+                base_url = args.base_url or stack.enter_context(
+                    llama_server(args.llama_server, args.gguf, args.chat_template_file))
+                llm = {"base_url": base_url, "model": args.model, "max_tokens": args.max_tokens, "timeout": 600.0}
+                print(f"tools: {tools_rendered(llm)}", flush=True)
+                rows = bench(llm, out, args.limit) + [rtl(llm, out, "rtl")]
     finally:
         ray.shutdown()
     (out / "table.json").write_text(json.dumps(rows, indent=1))
