@@ -33,6 +33,7 @@ import openai
 
 from chipgym.baselines.agent import ContextOverflow, EndpointUnavailable
 from chipgym.baselines.llm.config import LlmConfig
+from chipgym.errors import AgentError, InfrastructureError
 
 RETRIED = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
 MAX_REPLY_BYTES = 32 << 20  # of one response body, streamed or not (a streamed token costs ~200 bytes of events)
@@ -65,12 +66,12 @@ class ServerInfo:
     source: str = ""  # where the context came from ("/props", "/v1/models")
 
 
-class _Retried(Exception):
+class _Retried(InfrastructureError):
     """One attempt failed for a reason of the infrastructure's; the message says which."""
 
 
-class _TooLong(Exception):
-    """A body over MAX_REPLY_BYTES."""
+class _TooLong(AgentError):
+    """A body over MAX_REPLY_BYTES (the model's reply is at fault)."""
 
 
 class _Deadline:
