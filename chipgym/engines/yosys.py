@@ -1,5 +1,5 @@
 """Yosys and its ABC (``yosys-abc``), sandboxed: elaboration, the formal model and its bounded model check,
-and synthesis to a liberty's cells.
+synthesis to a liberty's cells, and the proof that a synthesized netlist is the design synthesis started from.
 
 Every function reads Verilog that was preprocessed once (``read_verilog -nopp``: no macro of Yosys's own
 applies) from the folder of its first file, the only design folder the sandbox shows.
@@ -35,6 +35,12 @@ BMC_TIMEOUT = 600
 ABC_SCRIPT = "read_aiger {aiger}; fold; strash; scorr; dc2; bmc3 -F {depth}"
 
 SYNTHESIS_TIMEOUT = 900
+# `synth -flatten`'s fine stage, run by hand so that the design it hands to ABC is saved (Yosys 0.23's `help synth`)
+FINE = ("opt -fast -full", "memory_map", "opt -full", "techmap", "opt -fast")
+HANDED_TO_ABC = "handed-to-abc.il"
+EQUIVALENCE_TIMEOUT = 900
+PROOF_SCRIPT = "read_aiger {aiger}; dprove"
+_DIFFERENT = re.compile(r"Output (\d+) of miter .* was asserted in frame (\d+)")
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,9 @@ def synthesize(rtl: Sequence[Path], top: str, liberty: Path, driving_cell: str, 
 
     ``removed_ports`` stop being outputs (the logic only they needed goes); ``abc -constr`` buffers and
     sizes for ``driving_cell`` and ``output_load`` (in the liberty's capacitance unit). The netlist is
-    written with ``-simple-lhs``: OpenSTA cannot parse an ``assign`` to a concatenation.
+    written with ``-simple-lhs``: OpenSTA cannot parse an ``assign`` to a concatenation. ``synth``'s own
+    ABC run is preceded by a copy of the design it maps, ``out/handed-to-abc.il``, which
+    :func:`equivalence_miter` proves the netlist against.
     """
     folder = rtl[0].parent
     with tempfile.TemporaryDirectory(prefix="chipgym-yosys-") as tmp:
@@ -119,7 +127,11 @@ def synthesize(rtl: Sequence[Path], top: str, liberty: Path, driving_cell: str, 
             f"read_verilog -nopp {_files(rtl)}",
             f"hierarchy -check -top {top}",
             *(f"delete -output {top}/{port}" for port in removed_ports),
-            f"synth -flatten -top {top}",
+            f"synth -flatten -top {top} -run begin:fine",
+            *FINE,
+            f"write_rtlil {out / HANDED_TO_ABC}",
+            "abc -fast", "opt -fast",
+            "hierarchy -check", "stat", "check",  # the rest of `synth`
             f"dfflibmap -liberty {liberty}",
             f"abc -constr {constraints} -liberty {liberty}",
             "setundef -zero",
@@ -131,6 +143,54 @@ def synthesize(rtl: Sequence[Path], top: str, liberty: Path, driving_cell: str, 
                           readable=(folder, liberty.parent), writable=(out, tmp))
         _raise_for(result, log)
     return result.seconds
+
+
+def equivalence_miter(gold: Path, netlist: Path, liberty: Path, top: str, aiger: Path) -> None:
+    """Write to ``aiger`` the miter of the design ``gold`` (RTLIL, as :func:`synthesize` saves it) and the
+    ``netlist`` (Verilog of ``liberty``'s cells, read with their liberty functions): one output that is 1 in a
+    cycle when any output of the two differs, every flop starting at 0 as in the simulators. FlowUnavailable
+    when Yosys cannot build it."""
+    script = "; ".join([
+        f'read_rtlil "{gold}"', f"rename {top} gold", "design -stash gold",
+        f'read_liberty "{liberty}"', f'read_verilog "{netlist}"', f"hierarchy -top {top}", "flatten", "techmap",
+        f"rename {top} gate", "design -stash gate",
+        "design -copy-from gold -as gold gold", "design -copy-from gate -as gate gate",
+        "miter -equiv -flatten -make_assert gold gate miter", "hierarchy -top miter",
+        "flatten", "techmap", "setundef -undriven -init -zero", "async2sync", "dffunmap", "aigmap",
+        f'write_aiger -zinit "{aiger}"',
+    ])
+    result = run_tool(["yosys", "-q", "-p", script], cwd=aiger.parent, timeout=EQUIVALENCE_TIMEOUT,
+                      readable=tuple(dict.fromkeys((gold.parent, netlist.parent, liberty.parent))),
+                      writable=(aiger.parent,))
+    if not result.ok:
+        raise FlowUnavailable(f"yosys could not build the equivalence miter: {result.tail(3)}")
+
+
+@dataclass(frozen=True)
+class Proof:
+    verdict: str
+    """``equivalent``, ``different`` or ``undecided``"""
+    frame: int | None = None
+    """for ``different``: the cycle after reset in which an output first differs"""
+    seconds: float = 0.0
+
+
+def prove_miter(aiger: Path) -> Proof:
+    """ABC's ``dprove`` (signal correspondence, induction, interpolation, PDR) on a miter of
+    :func:`equivalence_miter`: whether its output can ever be 1. FlowUnavailable when ABC fails."""
+    result = run_tool(["yosys-abc", "-c", PROOF_SCRIPT.format(aiger=aiger)], cwd=aiger.parent,
+                      timeout=EQUIVALENCE_TIMEOUT, readable=(aiger.parent,))
+    if result.timed_out:
+        return Proof("undecided", seconds=result.seconds)
+    if not result.ok:
+        raise FlowUnavailable(f"yosys-abc failed on the equivalence miter: {result.tail(3)}")
+    # a miter that signal correspondence empties is decided by CEC, which prints (UN)SATISFIABLE
+    if "Networks are equivalent" in result.stdout or re.search(r"^UNSATISFIABLE", result.stdout, re.M):
+        return Proof("equivalent", seconds=result.seconds)
+    if ((found := _DIFFERENT.search(result.stdout)) or "Networks are not equivalent" in result.stdout
+            or re.search(r"^SATISFIABLE", result.stdout, re.M)):
+        return Proof("different", int(found[2]) if found else None, result.seconds)
+    return Proof("undecided", seconds=result.seconds)
 
 
 def _raise_for(result: ToolResult, log: Path) -> None:

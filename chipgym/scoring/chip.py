@@ -1,10 +1,11 @@
 """The score of a chip design: reward = 1 / (1 + cost), cost = (T / T0) x (E / E0) x (A / A0).
 
 A design scores only if it passes every check of its task (simulation against the reference on public and,
-with a grading seed, held-out workloads; timing-model lockstep; formal), its synthesized netlist still matches
-the reference and the checked RTL's cycle counts on every workload the task runs at gate level (the cpu: every
-graded kernel and every public fault program, with exact and with randomly stalled memories), and it meets
-timing at its declared clock period with every flop clocked by the clock port. Then:
+with a grading seed, held-out workloads; timing-model lockstep; formal), its synthesized netlist is proven to be
+the design synthesis started from (:mod:`chipgym.scoring.equivalence`) and still matches the reference and the
+checked RTL's cycle counts on every workload the task runs at gate level (the cpu: every graded kernel and every
+public fault program, with exact and with randomly stalled memories), and it meets timing at its declared clock
+period with every flop clocked by the clock port. Then:
 
 - **A**: cell area of the netlist, summed from the liberty's areas.
 - **T** and **E**: from each graded workload's run on the netlist (the task's public graded workloads, plus its
@@ -41,6 +42,7 @@ from chipgym.errors import DesignError, ProfileMissingError, SynthesisError, Too
 from chipgym.results import Failure, JsonResult, Status
 from chipgym.scoring.activity import GateSimulator, gate_simulator
 from chipgym.scoring.energy import EnergyModel, energy_model
+from chipgym.scoring.equivalence import NotEquivalent, require_equivalence
 from chipgym.scoring.liberty import PARSER_VERSION, load_library
 from chipgym.scoring.profile import Profile, load_profile
 from chipgym.scoring.synthesis import FLOW_VERSION, Netlist, synthesize
@@ -153,6 +155,8 @@ def _implement(task: ChipTask, design: Design, prof: Profile, timed) -> _Impleme
     """Synthesis, timing and the gate-level simulator: what needs the netlist but not the check's verdict."""
     with timed("synthesis"):
         netlist = synthesize(design, prof, task.simulation_ports)
+    with timed("equivalence"):
+        require_equivalence(netlist, prof)
     with timed("timing"):
         timing = check_timing(netlist, prof, design.clock_period_ps)
     if not timing.met:
@@ -205,6 +209,9 @@ def _score(task: ChipTask, design: Design, prof: Profile, seed: int | None, phys
             return
         try:
             built = implementation.result()
+        except NotEquivalent as e:
+            score.status, score.failures = Status.FAILED, [Failure("equivalence", str(e))]
+            return
         except SynthesisError as e:  # UnsupportedCell too
             score.status, score.failures = Status.FAILED, [Failure("synthesis", str(e))]
             return

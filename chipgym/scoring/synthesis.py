@@ -6,9 +6,11 @@ is removed and the rest is the checked design. Mapping buffers and sizes for the
 output load: without it one unbuffered high-fanout net makes timing meaningless. Yosys 0.23's ``abc`` takes
 one liberty file, so the profile's files are merged into one, without its ``dont_use`` cells.
 
-Area and cell counts are computed here from the netlist and the parsed liberty, not read from a report of
-the sandboxed tool. A netlist may hold only library cells with an area, no latch, no tristate and no
-blackbox module. Netlists are cached by the design's content, the stripped ports, the profile and this flow.
+The folder also keeps the design ``synth`` handed to ABC (:attr:`Netlist.handed_to_abc`), against which
+:mod:`chipgym.scoring.equivalence` proves the netlist. Area and cell counts are computed here from the netlist
+and the parsed liberty, not read from a report of the sandboxed tool. A netlist may hold only library cells
+with an area, no latch, no tristate and no blackbox module. Netlists are cached by the design's content, the
+stripped ports, the profile and this flow.
 
 >>> from pathlib import Path
 >>> from chipgym.scoring.profile import load_profile
@@ -36,7 +38,7 @@ from chipgym.scoring.liberty import PARSER_VERSION, Library, cell_texts, header_
 from chipgym.scoring.profile import Profile
 from chipgym.tasks.chip.design import Design
 
-FLOW_VERSION = "2"
+FLOW_VERSION = "3"
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,11 @@ class Netlist:
     @property
     def json(self) -> Path:
         return self.folder / "netlist.json"
+
+    @property
+    def handed_to_abc(self) -> Path:
+        """The design as ``synth`` handed it to ABC (RTLIL): what the netlist is proven to be."""
+        return self.folder / yosys.HANDED_TO_ABC
 
 
 def synthesize(design: Design, profile: Profile, simulation_ports: tuple[str, ...] = ()) -> Netlist:
