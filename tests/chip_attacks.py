@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from chipgym.tasks.chip.cpu.mutants import FIXTURES
 
 RTL = Path("rtl") / "chipgym_cpu.v"
@@ -34,6 +36,13 @@ MEMORY_BOMB = """
   end
 """
 """a block of 2**27 words of 1024 bits: 16 GiB, over every sandbox's address space cap"""
+
+
+def without_construct_refusal(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
+    """Designs load even with constructs that run outside the design ($system, $fopen, ...), in a cache of their
+    own (so that no refused text is stored as accepted): for tests of the sandbox behind the refusal."""
+    monkeypatch.setenv("CHIPGYM_CACHE", str(cache))
+    monkeypatch.setattr("chipgym.tasks.chip.preprocess.refused_constructs", lambda text: [])
 
 
 def with_block(block: str) -> str:
@@ -72,6 +81,17 @@ def gated_clock(dest: Path) -> Path:
     patch(design, "  integer i;\n", "  integer i;\n  reg gate_q;\n"
            "  always @(posedge clk) gate_q <= rst ? 1'b0 : halted;\n  wire gclk = clk | gate_q;\n")
     patch(design, CLOCKED, "always @(posedge gclk) begin", count=2)
+    return design
+
+
+def full_case_multiplier(dest: Path, attribute: str = "(* keep = (1), full_case *)") -> Path:
+    """MUL through a case that Verilator reads as leaving ``a * y`` alone unless ``y`` fits 16 signed bits, and
+    that Yosys, honouring ``full_case``, reads as always taking its one item: a 32 x 16-bit multiplier, wrong on
+    every wider multiplier, which no graded kernel uses (issue 28 §1)."""
+    design = copy(dest)
+    patch(design, "      default: alu = a * y;\n",
+          f"      default: begin\n        alu = a * y;\n        {attribute} case (y[31:15] == 17'd0 || "
+          "y[31:15] == 17'h1ffff)\n          1'b1: alu = a * {{16{y[15]}}, y[15:0]};\n        endcase\n      end\n")
     return design
 
 

@@ -20,7 +20,7 @@ from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.verilator import build
 from chipgym.tasks.grading_seed import SEED_ENV
 
-from chip_attacks import MEMORY_BOMB, with_block
+from chip_attacks import MEMORY_BOMB, with_block, without_construct_refusal
 
 RTL = "rtl/chipgym_cpu.v"
 BOUND_SECONDS = 300  # a cold Verilator build takes ~20 s on 2 cores; the rest is a few seconds
@@ -65,11 +65,13 @@ def test_system_fopen_and_readmemh_reach_nothing_of_the_host(env, tmp_path, monk
     rtl = with_block(spy).replace(halted, "  reg spy_seen = 1'b0;\n" + halted.replace(";", " || spy_seen;"))
     env.step(act.write(RTL, rtl))
     obs, reward, terminated, truncated, info = env.step(act.check())
-    # every tool reads the one text, and Yosys cannot elaborate $system: the spy fails the port check
-    assert info["status"] == "failed" and info["check"]["failed_checks"] == ["ports"], obs["feedback"]
+    # $system, $fopen and $readmemh run outside the design: the spy is refused before any tool builds it
+    assert info["status"] == "failed" and info["check"]["failed_checks"] == ["design"], obs["feedback"]
+    assert "$system (it runs outside the simulated design)" in obs["feedback"]
     assert "TOPSECRET" not in shown(obs, info) and "deadbeef" not in shown(obs, info)
     assert "8675309" not in shown(obs, info)
-    # the simulator that the functional check would run, built and run directly, stays in its sandbox
+    # past the refusal, the simulator that the functional check would run stays in its sandbox
+    without_construct_refusal(monkeypatch, tmp_path / "cache")
     design = tmp_path / "spy"
     shutil.copytree(FIXTURES / "multicycle", design)
     (design / RTL).write_text(rtl)

@@ -15,7 +15,7 @@ from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
 from chipgym.tasks.grading_seed import SEED_ENV
 
-from chip_attacks import MEMORY_BOMB, with_block
+from chip_attacks import MEMORY_BOMB, with_block, without_construct_refusal
 
 RTL = "rtl/chipgym_cpu.v"
 BOUND_SECONDS = 120  # a cold pyverilator build takes ~5-10 s here; the time limits below are 10-30 s
@@ -54,8 +54,9 @@ def test_a_design_printing_megabytes_is_stopped(env):
     stopped(env, flood, "the design printed more than 8 MiB during one request; it printed first:\nflood flood")
 
 
-def test_a_child_of_the_worker_cannot_write_to_its_reply_pipe(env):
+def test_a_child_of_the_worker_cannot_write_to_its_reply_pipe(env, tmp_path, monkeypatch):
     # the worker's descriptors show in /proc to its own uid, but the pipes are this side's: opening one fails
+    without_construct_refusal(monkeypatch, tmp_path / "cache")  # $system is refused before any build
     forge = """
   integer forge_r;
   initial forge_r = $system("for f in /proc/$PPID/fd/[1-9]; do head -c 80000000 /dev/zero > $f; done");
@@ -84,6 +85,7 @@ def test_the_design_runs_without_network_host_files_or_the_grading_seed(env, tmp
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET-42")
     secret.chmod(0o644)
+    without_construct_refusal(monkeypatch, tmp_path / "cache")  # $system and $fopen are refused before any build
     # $system and $fopen are compiled into the library (Yosys never sees it here); what they reach is printed
     spy = f"""
   integer spy_r, spy_fd, spy_c;

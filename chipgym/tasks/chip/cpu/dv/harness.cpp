@@ -2,7 +2,8 @@
 // checks the memory protocol, and prints the retirement stream and final state.
 // stdin:  nonce imem_bytes dmem_bytes imem_latency dmem_latency stall_seed stall_permille watchdog
 //         n_imem then n_imem hex words; n_dmem then n_dmem "hex_addr hex_word" pairs
-// stdout: every line starts with the nonce, so that $display output of the design cannot forge one:
+// stdout: written through the harness's own copy of the descriptor, taken before the model exists; the design's
+//         output ($display and Verilator's messages) goes to /dev/null, and every line starts with the nonce:
 //         "R cycle pc insn rd rd_wdata mem_en mem_we mem_addr mem_wdata mem_rdata" per retirement,
 //         "E kind message" on a protocol violation or watchdog expiry (then exits),
 //         "END cycle halted fault cnt_cycles cnt_retired cnt_stalls", then "M addr word" per nonzero dmem word.
@@ -14,12 +15,23 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <fcntl.h>
 #include <map>
+#include <unistd.h>
 #include <vector>
 #include "Vtop.h"
 #include "verilated.h"
 
 static char nonce[64];
+static FILE* verdict;  // the harness's stdout; the design's output goes to /dev/null
+
+// Before the model is built: nothing the design prints can reach the verdict.
+static void open_verdict() {
+  verdict = fdopen(dup(1), "w");
+  int null = open("/dev/null", O_WRONLY);
+  dup2(null, 1);
+  close(null);
+}
 
 struct Rng {  // xorshift64: seeded, reproducible stalls
   uint64_t s;
@@ -46,7 +58,7 @@ static bool ready(Port& p, Rng& rng, uint32_t permille) {
 }
 
 static void fail(uint64_t cyc, const char* kind, const char* what, const char* port) {
-  printf("%s E %s cycle %llu: %s %s\n", nonce, kind, (unsigned long long)cyc, port, what);
+  fprintf(verdict, "%s E %s cycle %llu: %s %s\n", nonce, kind, (unsigned long long)cyc, port, what);
   exit(0);
 }
 
@@ -77,6 +89,7 @@ int main(int argc, char** argv) {
 
   Rng rng{seed * 2654435761u + 1};
   Port ip{"imem", lat_i}, dp{"dmem", lat_d};
+  open_verdict();
   Vtop* top = new Vtop;
   top->rst = 1;
   for (int i = 0; i < 4; i++) { top->clk = 0; top->eval(); top->clk = 1; top->eval(); }
@@ -131,9 +144,9 @@ int main(int argc, char** argv) {
     }
 #ifndef CHIPGYM_GATE_LEVEL
     if (top->ret_valid)
-      printf("%s R %llu %x %x %x %x %x %x %x %x %x\n", nonce, (unsigned long long)cyc, top->ret_pc, top->ret_insn,
-             top->ret_rd, top->ret_rd_wdata, top->ret_mem_en, top->ret_mem_we, top->ret_mem_addr,
-             top->ret_mem_wdata, top->ret_mem_rdata);
+      fprintf(verdict, "%s R %llu %x %x %x %x %x %x %x %x %x\n", nonce, (unsigned long long)cyc, top->ret_pc,
+              top->ret_insn, top->ret_rd, top->ret_rd_wdata, top->ret_mem_en, top->ret_mem_we, top->ret_mem_addr,
+              top->ret_mem_wdata, top->ret_mem_rdata);
 #endif
     if (!done && (top->halted || top->fault)) end = cyc;
     if (done && (!top->halted && !top->fault)) fail(cyc, "protocol", "halted/fault dropped", "core");
@@ -144,15 +157,19 @@ int main(int argc, char** argv) {
     if (end < 0) sample();
 #endif
   }
-  printf("%s END %lld %u %u %u %u %u\n", nonce, end, top->halted, top->fault, top->cnt_cycles, top->cnt_retired, top->cnt_stalls);
-#ifdef CHIPGYM_GATE_LEVEL
-  printf("%s A", nonce);
-  for (uint32_t t : toggles) printf(" %u", t);
-  printf("\n");
-#endif
-  for (auto& kv : dmem)
-    if (kv.second) printf("%s M %x %x\n", nonce, kv.first, kv.second);
+  // the verdict is read from the model, then printed once the model (and any final block of it) is gone
+  const unsigned halted = top->halted, fault = top->fault, cycles = top->cnt_cycles, retired = top->cnt_retired,
+                 stalls = top->cnt_stalls;
   top->final();
   delete top;
+  fprintf(verdict, "%s END %lld %u %u %u %u %u\n", nonce, end, halted, fault, cycles, retired, stalls);
+#ifdef CHIPGYM_GATE_LEVEL
+  fprintf(verdict, "%s A", nonce);
+  for (uint32_t t : toggles) fprintf(verdict, " %u", t);
+  fprintf(verdict, "\n");
+#endif
+  for (auto& kv : dmem)
+    if (kv.second) fprintf(verdict, "%s M %x %x\n", nonce, kv.first, kv.second);
+  fclose(verdict);
   return 0;
 }

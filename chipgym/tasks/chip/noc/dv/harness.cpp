@@ -5,7 +5,8 @@
 // stdin:  nonce endpoints flit_bits stall_seed stall_permille idle_cycles max_cycles
 //         then one line of per-endpoint ejection permille overrides (0: the run's stall_permille)
 //         then n_packets, then one line per packet: src release n_flits flit0 ... (hex), in each source's order
-// stdout: every line starts with the nonce (the design's own output cannot forge one):
+// stdout: written through the harness's own copy of the descriptor, taken before the model exists; the design's
+//         output ($display and Verilator's messages) goes to /dev/null, and every line starts with the nonce:
 //         "D cycle endpoint data last" per delivered flit, "E kind message" on a protocol violation or watchdog
 //         expiry (then exits), "END drained_cycle delivered injected" at the end, where drained_cycle is the
 //         cycle in which the last flit was accepted at its ejection port.
@@ -16,11 +17,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <fcntl.h>
+#include <unistd.h>
 #include <vector>
 #include "Vtop.h"
 #include "verilated.h"
 
 static char nonce[64];
+static FILE* verdict;  // the harness's stdout; the design's output goes to /dev/null
+
+// Before the model is built: nothing the design prints can reach the verdict.
+static void open_verdict() {
+  verdict = fdopen(dup(1), "w");
+  int null = open("/dev/null", O_WRONLY);
+  dup2(null, 1);
+  close(null);
+}
 static const int AFTER = 8;  // cycles run after draining, in which any flit delivered is an extra one
 
 struct Rng {  // xorshift64: seeded, reproducible back-pressure
@@ -47,9 +59,10 @@ struct Sink {  // one ejection port: single stalled cycles at permille, and burs
 static uint64_t delivered = 0, injected = 0;
 
 static void fail(uint64_t cyc, const char* kind, const char* what, int endpoint) {
-  if (endpoint < 0) printf("%s E %s cycle %llu: %s", nonce, kind, (unsigned long long)cyc, what);
-  else printf("%s E %s cycle %llu: endpoint %d %s", nonce, kind, (unsigned long long)cyc, endpoint, what);
-  printf(" (%llu flits injected, %llu delivered)\n", (unsigned long long)injected, (unsigned long long)delivered);
+  if (endpoint < 0) fprintf(verdict, "%s E %s cycle %llu: %s", nonce, kind, (unsigned long long)cyc, what);
+  else fprintf(verdict, "%s E %s cycle %llu: endpoint %d %s", nonce, kind, (unsigned long long)cyc, endpoint, what);
+  fprintf(verdict, " (%llu flits injected, %llu delivered)\n", (unsigned long long)injected,
+          (unsigned long long)delivered);
   exit(0);
 }
 
@@ -88,6 +101,7 @@ int main(int argc, char** argv) {
   }
 
   Rng rng{seed * 2654435761u + 1};
+  open_verdict();
   Vtop* top = new Vtop;
   top->rst = 1;
   top->in_valid = 0;
@@ -139,7 +153,7 @@ int main(int argc, char** argv) {
       k.held = v && !get_bit(top->out_ready, e);
       k.held_data = data, k.held_last = l;
       if (v && get_bit(top->out_ready, e)) {
-        printf("%s D %llu %u %x %u\n", nonce, (unsigned long long)cyc, e, data, l);
+        fprintf(verdict, "%s D %llu %u %x %u\n", nonce, (unsigned long long)cyc, e, data, l);
         delivered++;
         last_progress = cyc;
         if (delivered > total + 64) fail(cyc, "protocol", "far more flits delivered than injected", e);
@@ -165,13 +179,15 @@ int main(int argc, char** argv) {
     if (drained < 0) sample();
 #endif
   }
-  printf("%s END %lld %llu %llu\n", nonce, drained, (unsigned long long)delivered, (unsigned long long)injected);
-#ifdef CHIPGYM_GATE_LEVEL
-  printf("%s A", nonce);
-  for (uint32_t t : toggles) printf(" %u", t);
-  printf("\n");
-#endif
-  top->final();
+  top->final();  // the verdict is the harness's own state, printed once the model is gone
   delete top;
+  fprintf(verdict, "%s END %lld %llu %llu\n", nonce, drained, (unsigned long long)delivered,
+          (unsigned long long)injected);
+#ifdef CHIPGYM_GATE_LEVEL
+  fprintf(verdict, "%s A", nonce);
+  for (uint32_t t : toggles) fprintf(verdict, " %u", t);
+  fprintf(verdict, "\n");
+#endif
+  fclose(verdict);
   return 0;
 }
