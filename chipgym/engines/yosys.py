@@ -26,7 +26,8 @@ from chipgym.errors import FlowUnavailable, SynthesisError
 # An honest CPU elaborates in ~2 s and 80 MB; a recursive `include grows Yosys by ~40 MB/s until a bound stops it.
 ELABORATION_SECONDS = 60
 ELABORATION_MEMORY = 512 << 20
-FATAL = re.compile(r"found logic loop|multiple conflicting drivers", re.I)
+# an undriven wire is 0 to Verilator and a don't-care to Yosys's optimisation: the two would build different designs
+FATAL = re.compile(r"found logic loop|multiple conflicting drivers|is used but has no driver", re.I)
 
 UNCLASSIFIED = "the formal engine failed"  # a failure that names no assertion (a timeout, a crash)
 ASSERTED = re.compile(r"Output (\d+) of miter .* was asserted in frame (\d+)")
@@ -55,7 +56,7 @@ def _files(rtl: Sequence[Path]) -> str:
 
 def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
     """Read, elaborate and flatten ``top``; its ports and problems (syntax errors, missing modules,
-    combinational loops, conflicting drivers)."""
+    combinational loops, conflicting drivers, wires used but never driven)."""
     folder = rtl[0].parent
     with tempfile.TemporaryDirectory() as tmp:
         out, log = Path(tmp) / "netlist.json", Path(tmp) / "log"

@@ -177,3 +177,13 @@ def test_the_fixtures_hold_nothing_refused():
         for fixture in load_task(name).fixtures.values():
             load_design(fixture)  # raises if anything were refused
     assert FIXTURES.is_dir()
+
+
+def test_an_undriven_wire_fails_the_port_check(tmp_path):
+    # 0 to Verilator, a don't-care to Yosys's optimisation, which the equivalence proof takes as given
+    design = attacks.copy(tmp_path / "undriven")
+    attacks.patch(design, "  integer i;\n", "  integer i;\n  wire spy_undriven;\n")
+    attacks.patch(design, "  assign halted = state == S_HALT;\n",
+                  "  assign halted = state == S_HALT || spy_undriven;\n")
+    report = check_design(design, formal=False)
+    assert report.failed_checks() == ["ports"] and "spy_undriven is used but has no driver" in report.summary()
