@@ -29,6 +29,8 @@ ELABORATION_MEMORY = 512 << 20
 # an undriven wire is 0 to Verilator and a don't-care to Yosys's optimisation: the two would build different designs
 FATAL = re.compile(r"found logic loop|multiple conflicting drivers|is used but has no driver", re.I)
 
+_UNDRIVEN = re.compile(r"Wire \S+?\.(\S+?)(?: \[\d+\])? is used but has no driver")
+
 UNCLASSIFIED = "the formal engine failed"  # a failure that names no assertion (a timeout, a crash)
 ASSERTED = re.compile(r"Output (\d+) of miter .* was asserted in frame (\d+)")
 SOURCE_LINE = re.compile(r":(\d+)\$\d+$")  # Yosys names an assert cell $assert$<file>:<line>$<id>
@@ -68,10 +70,21 @@ def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
         if not result.ok:
             errors = [line for line in (result.stderr + text).splitlines() if "ERROR" in line] or [result.tail()]
             return Elaboration(problems=[f"yosys: {errors[0].strip()}"])
-        problems = [line.strip() for line in text.splitlines() if FATAL.search(line)]
+        problems = _fatal_problems(text)
         module = json.loads(out.read_text())["modules"][top]
     ports = {n: (p["direction"], len(p["bits"])) for n, p in module["ports"].items()}
     return Elaboration(ports, problems)
+
+
+def _fatal_problems(log: str) -> list[str]:
+    """The FATAL lines of a Yosys log, one per wire: Yosys warns of an undriven wire once per bit."""
+    bits: dict[str, int] = {}
+    for line in log.splitlines():
+        if FATAL.search(line):
+            undriven = _UNDRIVEN.search(line)
+            key = f"wire {undriven[1].lstrip(chr(92))} is used but has no driver" if undriven else line.strip()
+            bits[key] = bits.get(key, 0) + 1
+    return [f"{key} ({n} bits)" if n > 1 else key for key, n in bits.items()]
 
 
 def bounded_model_check(rtl: Sequence[Path], properties: Path, depth: int, top: str) -> list[str]:
@@ -148,12 +161,14 @@ def synthesize(rtl: Sequence[Path], top: str, liberty: Path, driving_cell: str, 
 
 def equivalence_miter(gold: Path, netlist: Path, liberty: Path, top: str, aiger: Path) -> None:
     """Write to ``aiger`` the miter of the design ``gold`` (RTLIL, as :func:`synthesize` saves it) and the
-    ``netlist`` (Verilog of ``liberty``'s cells, read with their liberty functions): one output that is 1 in a
+    ``netlist`` (Verilog of ``liberty``'s cells, read with their liberty functions; a cell without one, such as
+    ASAP7's clock gates, which synthesis never maps to, is left out): one output that is 1 in a
     cycle when any output of the two differs, every flop starting at 0 as in the simulators. FlowUnavailable
     when Yosys cannot build it."""
     script = "; ".join([
         f'read_rtlil "{gold}"', f"rename {top} gold", "design -stash gold",
-        f'read_liberty "{liberty}"', f'read_verilog "{netlist}"', f"hierarchy -top {top}", "flatten", "techmap",
+        f'read_liberty -ignore_miss_func "{liberty}"', f'read_verilog "{netlist}"', f"hierarchy -top {top}",
+        "flatten", "techmap",
         f"rename {top} gate", "design -stash gate",
         "design -copy-from gold -as gold gold", "design -copy-from gate -as gate gate",
         "miter -equiv -flatten -make_assert gold gate miter", "hierarchy -top miter",

@@ -42,7 +42,7 @@ from chipgym.errors import DesignError, ProfileMissingError, SynthesisError, Too
 from chipgym.results import Failure, JsonResult, Status
 from chipgym.scoring.activity import GateSimulator, gate_simulator
 from chipgym.scoring.energy import EnergyModel, energy_model
-from chipgym.scoring.equivalence import NotEquivalent, require_equivalence
+from chipgym.scoring.equivalence import EQUIVALENCE_VERSION, NotEquivalent, require_equivalence
 from chipgym.scoring.liberty import PARSER_VERSION, load_library
 from chipgym.scoring.profile import Profile, load_profile
 from chipgym.scoring.synthesis import FLOW_VERSION, Netlist, synthesize
@@ -122,8 +122,8 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
         return ChipScore(Status.FAILED, 0.0, profile, "", failures=[Failure("design", str(e))])
     seed = resolve_seed(grading_seed)
     seed_tag = hashlib.sha256(f"chipgym-seed:{seed}".encode()).hexdigest() if seed is not None else "public"
-    key = design.digest(design.model_digest(), prof.digest, FLOW_VERSION, PARSER_VERSION, SCORE_VERSION, task,
-                        chip_task.digest, seed_tag, f"physical={physical}")
+    key = design.digest(design.model_digest(), prof.digest, FLOW_VERSION, PARSER_VERSION, EQUIVALENCE_VERSION,
+                        SCORE_VERSION, task, chip_task.digest, seed_tag, f"physical={physical}")
     if (cached := default_cache().get_json("scores", f"{key}.json")) is not None:
         return ChipScore.from_dict(cached)
     score = ChipScore(Status.OK, 0.0, profile, key, period_ps=design.clock_period_ps,

@@ -6,9 +6,10 @@ keeps a copy (:attr:`~chipgym.scoring.synthesis.Netlist.handed_to_abc`). Everyth
 the two ABC mappings, flop mapping, the library's cells (read with their liberty functions), the stripped
 ports and the netlist as written to ``netlist.v`` and read back, which is what timing and gate-level energy
 read. Both sides go into one miter (:func:`chipgym.engines.yosys.equivalence_miter`), whose output is 1
-in a cycle in which any output of the two differs, every flop starting at 0 as in the simulators; ABC's
+in a cycle in which any output of the two differs, every flop starting at 0 as in the simulators (a library
+flop that stores its complement is read as storing its state, :func:`stored_as_next_state`); ABC's
 ``dprove`` shows it can never be 1 (signal correspondence matches the flops, then induction), for every
-input sequence and every number of cycles. A netlist shown different, or not proven in time, is refused.
+input sequence and every number of cycles. A netlist shown different, or not proven, is refused.
 
 What the proof cannot see is a difference between Verilator's and Yosys's reading of the one text; that is
 why the text may hold no attribute, metacomment, ``x`` or ``z`` (:mod:`chipgym.tasks.chip.constructs`), and
@@ -27,6 +28,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import re
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -38,7 +40,7 @@ from chipgym.errors import SynthesisError
 from chipgym.scoring.profile import Profile
 from chipgym.scoring.synthesis import Netlist, synthesis_liberty
 
-EQUIVALENCE_VERSION = "1"
+EQUIVALENCE_VERSION = "3"
 
 
 class NotEquivalent(SynthesisError):
@@ -61,7 +63,7 @@ def check_equivalence(netlist: Netlist, profile: Profile) -> Equivalence:
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="chipgym-equivalence-") as tmp:
         miter = Path(tmp) / "miter.aig"
-        equivalence_miter(netlist.handed_to_abc, netlist.verilog, synthesis_liberty(profile), netlist.top, miter)
+        equivalence_miter(netlist.handed_to_abc, netlist.verilog, equivalence_liberty(profile), netlist.top, miter)
         proof = prove_miter(miter)
     seconds = round(time.monotonic() - start, 3)
     if proof.verdict == "equivalent":
@@ -72,10 +74,57 @@ def check_equivalence(netlist: Netlist, profile: Profile) -> Equivalence:
                                     f"output differs{when} (ABC dprove)", seconds)
     else:
         result = Equivalence(False, f"the synthesized netlist could not be proven equivalent to the design "
-                                    f"synthesis started from within {EQUIVALENCE_TIMEOUT} s (ABC dprove)", seconds)
+                                    f"synthesis started from: ABC dprove stopped undecided after {seconds:.0f} s "
+                                    f"(its limit is {EQUIVALENCE_TIMEOUT} s)", seconds)
     if proof.verdict != "undecided":
         default_cache().put_json("equivalence", f"{key}.json", asdict(result))
     return result
+
+
+_FLOP = re.compile(r"\bff\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{([^{}]*)\}")
+_NEXT_STATE = re.compile(r'(\bnext_state\s*:\s*)"!([^"]*)"')
+_EXCHANGED = {"clear": "preset", "preset": "clear", "clear_preset_var1": "clear_preset_var2",
+              "clear_preset_var2": "clear_preset_var1"}
+_EXCHANGED_KEY = re.compile(r"^(\s*)(clear_preset_var1|clear_preset_var2|clear|preset)(\s*:)", re.M)
+
+
+def stored_as_next_state(liberty: str) -> str:
+    """``liberty`` with every flop that stores the complement of its next state (ASAP7's ``ff (IQN,IQNN)`` with
+    ``next_state : "!D"``) rewritten to store the state itself: its two variables, its clear and its preset
+    exchanged. Each cell is the same at every pin; only what its flop holds at 0 changes, to what the
+    design's flop holds at 0 (otherwise a flop no reset sets would start at 1 in the netlist and 0 in the
+    design, and induction could not pair the two)."""
+    def rewrite(flop: re.Match) -> str:
+        body = flop[3]
+        if not (state := _NEXT_STATE.search(body)):
+            return flop[0]
+        expression = state[2] if _operand(state[2]) else f"!(!{state[2]})"
+        body = body[:state.start()] + f'{state[1]}"{expression}"' + body[state.end():]
+        body = _EXCHANGED_KEY.sub(lambda m: m[1] + _EXCHANGED[m[2]] + m[3], body)
+        return f"ff ({flop[2]},{flop[1]}) {{{body}}}"
+    return _FLOP.sub(rewrite, liberty)
+
+
+def _operand(expression: str) -> bool:
+    """Whether ``expression`` is one name or one parenthesised group, so that ``!`` applies to all of it."""
+    if re.fullmatch(r"\w+", expression):
+        return True
+    depth = 0
+    for i, c in enumerate(expression):
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and i < len(expression) - 1:
+            return False
+    return expression.startswith("(") and depth == 0
+
+
+def equivalence_liberty(profile: Profile) -> Path:
+    """The synthesis liberty of ``profile`` as :func:`stored_as_next_state` rewrites it (cached)."""
+    liberty = synthesis_liberty(profile)
+    key = f"{liberty.parent.name}-{EQUIVALENCE_VERSION}"
+    if (folder := default_cache().get_folder("equivalence-liberty", key)) is not None:
+        return folder / "cells.lib"
+    text = stored_as_next_state(liberty.read_text()).encode()
+    return default_cache().put_folder("equivalence-liberty", key, {"cells.lib": text}) / "cells.lib"
 
 
 def require_equivalence(netlist: Netlist, profile: Profile) -> None:

@@ -40,7 +40,8 @@ def test_the_topologies_trade_differently(osu018):
 
 
 def test_a_netlist_that_differs_from_the_checked_rtl_fails(tmp_path):
-    """Initial values hold in simulation, not in silicon: the netlist of a design that relies on one differs."""
+    """Initial values hold in simulation, not in silicon: the netlist of a design that relies on one differs, and
+    the equivalence proof shows it before any gate-level run."""
     design = shutil.copytree(TASK.fixtures["crossbar"], tmp_path / "d")
     rtl = design / "rtl" / "chipgym_noc.v"
     text = rtl.read_text().replace("        ptr[o] <= N - 1;\n", "")
@@ -48,4 +49,5 @@ def test_a_netlist_that_differs_from_the_checked_rtl_fails(tmp_path):
     text = text.replace("  integer o, j, i;\n", "  integer o, j, i;\n" + initial)
     rtl.write_text(text)
     score = score_design(design, task="noc", profile="osu018")
-    assert score.status == "failed" and score.failures[0].check == "gate-level", score.summary()
+    assert score.status == "failed" and score.failures[0].check == "equivalence", score.summary()
+    assert "an output differs in cycle" in score.failures[0].detail

@@ -63,8 +63,9 @@ def port_problems(contract: PortContract, actual: dict[str, tuple[str, int]], gr
 
 def design_port_problems(design: Design, contract: PortContract) -> list[str]:
     """Why ``design`` does not have the contract's top module and ports, all ``groups`` enabled (empty if it does):
-    yosys elaborates it (syntax errors, missing modules and combinational loops show here)."""
+    yosys elaborates it (syntax errors, missing modules, combinational loops and undriven wires show here, after
+    the port differences of a design that elaborated)."""
     if design.top != contract.top:
         return [f"design.toml top is {design.top!r}, the contract requires {contract.top!r}"]
     e = elaborate(design.rtl, design.top)
-    return e.problems or port_problems(contract, e.ports, contract.groups())
+    return (port_problems(contract, e.ports, contract.groups()) if e.ports else []) + e.problems
