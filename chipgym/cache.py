@@ -28,6 +28,7 @@ b'binary'
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import secrets
@@ -35,7 +36,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 DEFAULT_MAX_BYTES = 5 << 30
 UNBOUNDED_KINDS = frozenset({"drc", "secrets"})
@@ -184,6 +185,18 @@ class Cache:
     def _entries(self, kinds: Iterable[str]) -> list[Entry]:
         children = (c for kind in kinds for c in _listing(self.root / kind) if not c.name.startswith(TEMPORARY))
         return [entry for child in children if (entry := _entry(child)) is not None]
+
+
+def folder_digest(folder: Path, skip: Callable[[Path], bool] = lambda path: False) -> str:
+    """SHA-256 of every file under ``folder`` but those ``skip`` names: each one's path and content (a link's by
+    its target text, as a sandbox shown the folder gets it)."""
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_dir() and not path.is_symlink() or skip(path):
+            continue
+        content = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+        h.update(f"{path.relative_to(folder)}\0".encode() + hashlib.sha256(content).digest())
+    return h.hexdigest()
 
 
 def default_cache() -> Cache:

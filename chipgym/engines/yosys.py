@@ -70,13 +70,13 @@ def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
         if not result.ok:
             errors = [line for line in (result.stderr + text).splitlines() if "ERROR" in line] or [result.tail()]
             return Elaboration(problems=[f"yosys: {errors[0].strip()}"])
-        problems = _fatal_problems(text)
+        problems = fatal_problems(text)
         module = json.loads(out.read_text())["modules"][top]
     ports = {n: (p["direction"], len(p["bits"])) for n, p in module["ports"].items()}
     return Elaboration(ports, problems)
 
 
-def _fatal_problems(log: str) -> list[str]:
+def fatal_problems(log: str) -> list[str]:
     """The FATAL lines of a Yosys log, one per wire: Yosys warns of an undriven wire once per bit."""
     bits: dict[str, int] = {}
     for line in log.splitlines():
@@ -110,15 +110,24 @@ def bounded_model_check(rtl: Sequence[Path], properties: Path, depth: int, top: 
             return [f"yosys could not prepare the formal model: {synth.tail(5)}"]
         bmc = run_tool(["yosys-abc", "-c", ABC_SCRIPT.format(aiger=aiger, depth=depth)], cwd=tmp,
                        timeout=BMC_TIMEOUT, writable=(tmp,))
-        names = asserts.read_text().split()
-    if bmc.ok and f"No output asserted in {depth} frames" in bmc.stdout:
+        names = asserts.read_text().split() if asserts.exists() else []
+    problems = read_bmc(bmc.stdout if bmc.ok else None, names, properties.read_text().splitlines(), depth)
+    return [f"{UNCLASSIFIED}: {bmc.tail(5)}"] if problems is None else problems
+
+
+def read_bmc(stdout: str | None, asserts: Sequence[str], properties: Sequence[str], depth: int) -> list[str] | None:
+    """What ABC's ``bmc3`` printed (None if it failed), read: no problem, the failing assertion (by its line of
+    ``properties``, found through the assert cells' names ``asserts``) and its cycle, or None when it says
+    neither."""
+    if stdout is None:
+        return None
+    if f"No output asserted in {depth} frames" in stdout:
         return []
-    found = ASSERTED.search(bmc.stdout)
-    source = SOURCE_LINE.search(names[int(found[1])]) if found and int(found[1]) < len(names) else None
-    if not bmc.ok or source is None:
-        return [f"{UNCLASSIFIED}: {bmc.tail(5)}"]
-    line = properties.read_text().splitlines()[int(source[1]) - 1].strip()
-    return [f"{line} (fails in cycle {found[2]})"]
+    found = ASSERTED.search(stdout)
+    source = SOURCE_LINE.search(asserts[int(found[1])]) if found and int(found[1]) < len(asserts) else None
+    if source is None or not 0 < int(source[1]) <= len(properties):
+        return None
+    return [f"{properties[int(source[1]) - 1].strip()} (fails in cycle {found[2]})"]
 
 
 def synthesize(rtl: Sequence[Path], top: str, liberty: Path, driving_cell: str, output_load: float,
@@ -200,13 +209,18 @@ def prove_miter(aiger: Path) -> Proof:
         return Proof("undecided", seconds=result.seconds)
     if not result.ok:
         raise FlowUnavailable(f"yosys-abc failed on the equivalence miter: {result.tail(3)}")
+    return read_proof(result.stdout, result.seconds)
+
+
+def read_proof(stdout: str, seconds: float) -> Proof:
+    """What ABC's ``dprove`` printed, read."""
     # a miter that signal correspondence empties is decided by CEC, which prints (UN)SATISFIABLE
-    if "Networks are equivalent" in result.stdout or re.search(r"^UNSATISFIABLE", result.stdout, re.M):
-        return Proof("equivalent", seconds=result.seconds)
-    if ((found := _DIFFERENT.search(result.stdout)) or "Networks are not equivalent" in result.stdout
-            or re.search(r"^SATISFIABLE", result.stdout, re.M)):
-        return Proof("different", int(found[2]) if found else None, result.seconds)
-    return Proof("undecided", seconds=result.seconds)
+    if "Networks are equivalent" in stdout or re.search(r"^UNSATISFIABLE", stdout, re.M):
+        return Proof("equivalent", seconds=seconds)
+    if ((found := _DIFFERENT.search(stdout)) or "Networks are not equivalent" in stdout
+            or re.search(r"^SATISFIABLE", stdout, re.M)):
+        return Proof("different", int(found[2]) if found else None, seconds)
+    return Proof("undecided", seconds=seconds)
 
 
 def _raise_for(result: ToolResult, log: Path) -> None:

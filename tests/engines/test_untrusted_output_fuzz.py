@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from chipgym.engines import opensta, qflow
+from chipgym.engines import opensta, qflow, yosys
 from chipgym.engines.process import untrusted_json
 from chipgym.engines.python import read_predictions
 from chipgym.engines.pyverilator import reply_problem
@@ -120,6 +120,20 @@ def test_qflow_files_give_numbers_or_a_value_error(tmp_path):
             qflow._areas(text)
         except ValueError:
             pass
+
+
+def test_yosys_and_abc_logs_give_their_reading_or_none():
+    # the texts mix in the lines each reader looks for, with names a design chooses (wires, assert cells)
+    lines = ["Output 0 of miter \"m\" was asserted in frame 3.", "Output 99 of miter x was asserted in frame 1e999",
+             "No output asserted in 20 frames", "Networks are equivalent", "SATISFIABLE", "UNSATISFIABLE",
+             "Warning: Wire top.\\w [3] is used but has no driver.", "found logic loop in module t:",
+             "multiple conflicting drivers for top.\\x"]
+    rng = random.Random(6)
+    for text in texts(6) + ["\n".join(rng.choices(lines, k=rng.randrange(1, 6))) for _ in range(500)]:
+        problems = yosys.read_bmc(text, ["$assert$formal.sv:2$7", "$assert$formal.sv:99$8"], ["", "assert(a);"], 20)
+        assert problems is None or (isinstance(problems, list) and all(isinstance(p, str) for p in problems))
+        assert yosys.read_proof(text, 1.0).verdict in ("equivalent", "different", "undecided")
+        assert all(isinstance(p, str) and p for p in yosys.fatal_problems(text))
 
 
 # -- the harnesses' lines, through a real process ------------------------------------------------------------

@@ -21,12 +21,12 @@ True
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from chipgym.cache import folder_digest
 from chipgym.errors import DesignError
 from chipgym.tasks.chip.preprocess import preprocess
 
@@ -62,16 +62,12 @@ class Design:
         return h.hexdigest()
 
     def model_digest(self) -> str:
-        """Content hash of every file in the folder the timing model's sandbox is shown (links by their target
-        text, as the sandbox gets them); empty when there is no model."""
+        """Content hash of every file in the folder the timing model's sandbox is shown; empty when there is no
+        model."""
         if not self.timing_model.is_file():
             return ""
-        folder, h = self.timing_model.resolve().parent, hashlib.sha256()
-        h.update(f"{self.timing_model.resolve().relative_to(folder)}\0".encode())
-        for path in sorted(folder.rglob("*")):
-            content = os.readlink(path).encode() if path.is_symlink() else path.read_bytes() if path.is_file() else b""
-            h.update(f"{path.relative_to(folder)}\0".encode() + hashlib.sha256(content).digest())
-        return h.hexdigest()
+        folder = self.timing_model.resolve().parent
+        return f"{self.timing_model.resolve().relative_to(folder)}:{folder_digest(folder)}"
 
 
 def load_design(path: str | Path, profile: str | None = None) -> Design:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chipgym.cache import default_cache
+from chipgym.cache import default_cache, folder_digest
 from chipgym.engines.yosys import ABC_SCRIPT, UNCLASSIFIED, bounded_model_check
 from chipgym.tasks.chip.design import Design
 
@@ -21,7 +21,7 @@ from chipgym.tasks.chip.design import Design
 def formal_check(design: Design, properties: Path, depth: int, top: str = "chipgym_formal") -> list[str]:
     """Problems found within ``depth`` cycles (empty if every assertion holds), cached by content; a failure
     of the engine itself is not cached."""
-    key = f"{design.digest(properties.read_text(), str(depth), top, ABC_SCRIPT)}.json"
+    key = f"{design.digest(folder_digest(properties.parent), properties.name, str(depth), top, ABC_SCRIPT)}.json"
     if (cached := default_cache().get_json("formal", key)) is not None:
         return cached
     problems = bounded_model_check(design.rtl, properties, depth, top)

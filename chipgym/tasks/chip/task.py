@@ -14,7 +14,6 @@ synthesized netlist, and how the runs become T and E. :mod:`chipgym.tasks.chip.r
 """
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping
 
+from chipgym.cache import folder_digest
 from chipgym.errors import DataError
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.ports import PortContract, load_ports
@@ -90,11 +90,7 @@ class ChipTask(ABC):
     def digest(self) -> str:
         """SHA-256 of the task's own files (code, contracts, harness; not its fixtures, mutants or knobs): a score
         cached under it is redone when the task's checks, workloads or cost terms change."""
-        h = hashlib.sha256()
-        for path in sorted(p for p in self.folder.rglob("*") if p.is_file() and not _design_or_cache(p, self.folder)):
-            h.update(f"{path.relative_to(self.folder)}\0".encode())
-            h.update(hashlib.sha256(path.read_bytes()).digest())
-        return h.hexdigest()
+        return folder_digest(self.folder, lambda path: _design_or_cache(path, self.folder))
 
     @cached_property
     def port_contract(self) -> PortContract:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from chipgym.cache import default_cache
+from chipgym.cache import default_cache, folder_digest
 from chipgym.engines import verilator
 from chipgym.tasks.chip.design import Design
 
@@ -16,7 +16,7 @@ def build(design: Design, harness: Path, extra: tuple[str, ...] = ()) -> Path:
     """Return the path of a simulator binary for ``design`` driven by ``harness`` (BuildError when Verilator
     rejects it); ``extra`` are more Verilator arguments (e.g. ``("-CFLAGS", "-DX")``)."""
     flags = verilator.build_flags(design.top, extra)
-    key = design.digest(harness.read_text(), *flags)
+    key = design.digest(folder_digest(harness.parent), harness.name, *flags)  # all the harness's folder shows
     if (folder := default_cache().get_folder("verilator", key)) is not None:
         return folder / "sim"
     with tempfile.TemporaryDirectory() as tmp:
