@@ -41,6 +41,14 @@ module ChipgymWorker
     a.edges.with_length(0, 1).output("edges", "edges")
   DECK
 
+  # The scope a deck runs in: the engine's, as under `klayout -b -r`, and none of the worker's local variables
+  # (a string instance_eval sees its caller's: a deck's bare `source` was the worker's local, nil).
+  module DeckScope
+    def _chipgym_deck_scope
+      binding
+    end
+  end
+
   module_function
 
   def libc(name, args, ret = Fiddle::TYPE_INT)
@@ -139,7 +147,8 @@ module ChipgymWorker
     dbu = 0.001
     begin
       engine._start("chipgym")
-      engine.instance_eval(deck, "deck.drc")
+      engine.extend(DeckScope)
+      eval(deck, engine._chipgym_deck_scope, "deck.drc", 1)
       source = engine.instance_variable_get(:@def_source)
       dbu = source.layout.dbu if source
       rdb = report_in_memory(engine)
@@ -250,7 +259,8 @@ module ChipgymWorker
       # KLayout's _finish forces two full garbage collections; this process is discarded after the deck.
       GC.singleton_class.send(:define_method, :start) { |*_args, **_kw| nil }
       header = JSON.parse(job_reader.gets)
-      deck = header["kind"] == "deck" ? File.read(header["deck"]) : nil
+      # UTF-8, as `klayout -b -r` reads a deck, whatever the (cleared) locale
+      deck = header["kind"] == "deck" ? File.read(header["deck"], encoding: "UTF-8") : nil
       while (line = job_reader.gets)
         layout = JSON.parse(line)
         start = now

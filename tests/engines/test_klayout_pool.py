@@ -35,6 +35,29 @@ def test_pool_agrees_with_a_plain_klayout_run(pool, layouts, tmp_path):
     assert [r.counts for r in results] == [klayout_counts(deck, layouts[n], tmp_path / f"{n}.lyrdb") for n in names]
 
 
+SCOPE_DECKS = {
+    # chipgym's own rule texts write "µm"; the worker's environment is cleared (no locale)
+    "non-ASCII text": '# width >= 0.1 µm\nsource($input)\nreport("µ", $output)\n'
+                      'input(1, 0).width(0.1).output("m1.1 µm", "m1 width < 0.1 µm")\n',
+    # `source` with no arguments is the default source, not a local variable of the worker's
+    "source without arguments": 'source($input)\nreport("r", $output)\nsource.select("*")\n'
+                                'l = layout(source.cell_obj)\nl.input(1, 0).width(0.1).output("w", "w")\n',
+    # no other local of the worker is in the deck's scope (plain klayout has only its own `ex`)
+    "the worker's locals": 'source($input)\nreport("r", $output)\nleaked = local_variables - [:ex, :leaked]\n'
+                           'raise "worker locals: #{leaked}" unless leaked.empty?\n'
+                           'input(1, 0).width(0.1).output("w", "w")\n',
+}
+
+
+@pytest.mark.parametrize("name", SCOPE_DECKS)
+def test_a_deck_runs_as_under_plain_klayout(pool, layouts, tmp_path, name):
+    deck = tmp_path / "deck.drc"
+    deck.write_text(SCOPE_DECKS[name], encoding="utf-8")
+    [result] = pool.run(SCOPE_DECKS[name], [layouts["narrow"]])
+    assert result.ok, result.error
+    assert result.counts == klayout_counts(deck, layouts["narrow"], tmp_path / "plain.lyrdb") != {}
+
+
 ODD_NAMES_DECK = WIDTH_SPACE_DECK.replace('"m1.1"', '"it\'s a \\\\ name"').replace('"m1_2"', '"m 1.2"')
 
 
