@@ -29,7 +29,7 @@ import hashlib
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,31 +145,38 @@ def score_design(design_dir: str | Path, task: str = "cpu", profile: str = "osu0
 @dataclass(frozen=True)
 class _Implementation:
     netlist: Netlist
+    proof: Future
+    """the equivalence proof, running beside timing and the gate-level work: NotEquivalent when it fails"""
     timing: Timing
     simulator: GateSimulator | None
     """None when timing is not met"""
     energy: EnergyModel | None
 
 
-def _implement(task: ChipTask, design: Design, prof: Profile, timed) -> _Implementation:
-    """Synthesis, timing and the gate-level simulator: what needs the netlist but not the check's verdict."""
+def _implement(task: ChipTask, design: Design, prof: Profile, timed, pool: ThreadPoolExecutor,
+               unneeded: threading.Event) -> _Implementation:
+    """Synthesis, then beside the equivalence proof timing and the gate-level simulator: what needs the netlist
+    but not the check's verdict."""
     with timed("synthesis"):
         netlist = synthesize(design, prof, task.simulation_ports)
-    with timed("equivalence"):
-        require_equivalence(netlist, prof)
+
+    def prove() -> None:
+        with timed("equivalence"):
+            require_equivalence(netlist, prof)
+    proof = pool.submit(_cancellable, unneeded, prove)
     with timed("timing"):
         timing = check_timing(netlist, prof, design.clock_period_ps)
     if not timing.met:
-        return _Implementation(netlist, timing, None, None)
+        return _Implementation(netlist, proof, timing, None, None)
     with timed("gate-level build"):
         library = load_library(prof.liberty)
         simulator = gate_simulator(netlist, library, design.clock_period_ps, task.harness)
         model = energy_model(simulator.module, simulator.netlist.nets, library, prof.input_slew_ps * 1e-12,
                              prof.output_load_ff * 1e-15)
-    return _Implementation(netlist, timing, simulator, model)
+    return _Implementation(netlist, proof, timing, simulator, model)
 
 
-def _cancellable(unneeded: threading.Event, work: Callable[..., _Implementation], *args) -> _Implementation:
+def _cancellable(unneeded: threading.Event, work: Callable[..., Any], *args) -> Any:
     """``work(*args)``, whose tool runs stop once ``unneeded`` is set."""
     with cancelled_by(unneeded):
         return work(*args)
@@ -191,61 +198,17 @@ def _score(task: ChipTask, design: Design, prof: Profile, seed: int | None, phys
     for tool, version in score.tools.items():
         if version == "missing":
             raise ToolMissingError(tool, "bash run.sh setup")
-    # synthesis and the gate-level build run beside the check: on two cores that halves a cold score's wall time;
-    # a failed check stops them (their tools, at once), so a failing design costs no more than its check
+    # synthesis, the equivalence proof and the gate-level work run beside the check and each other: on two cores
+    # that halves a cold score's wall time; a failed check stops them (their tools, at once), so a failing
+    # design costs no more than its check
     unneeded = threading.Event()
-    with ThreadPoolExecutor(1) as pool:
-        implementation = pool.submit(_cancellable, unneeded, _implement, task, design, prof, timed)
+    with ThreadPoolExecutor(2) as pool:
+        implementation = pool.submit(_cancellable, unneeded, _implement, task, design, prof, timed, pool, unneeded)
         try:
-            with timed("check"):
-                report = check_design(design.root, task.name, profile=prof.name, grading_seed=seed,
-                                      on_check=lambda c: stage(f"check: {c}"))
-        except BaseException:
-            unneeded.set()
-            raise
-        if not report.passed:
-            unneeded.set()
-            score.status, score.failures = Status.FAILED, list(report.failures)
-            return
-        try:
-            built = implementation.result()
-        except NotEquivalent as e:
-            score.status, score.failures = Status.FAILED, [Failure("equivalence", str(e))]
-            return
-        except SynthesisError as e:  # UnsupportedCell too
-            score.status, score.failures = Status.FAILED, [Failure("synthesis", str(e))]
-            return
-    score.A_um2, score.cells = built.netlist.area_um2, built.netlist.cells
-    score.slack_ps, score.critical_path = built.timing.slack_ps, built.timing.critical_path
-    if built.simulator is None:
-        score.status = Status.FAILED
-        score.failures = [Failure("timing", built.timing.problems[0] if built.timing.problems else
-                                  f"worst slack {built.timing.slack_ps} ps at the declared period of "
-                                  f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
-        return
-    workloads = task.scored_workloads(seed)
-    with timed("gate-level simulation"):
-        rtl = build(design, task.harness)  # the checked simulator, from the cache
-        for workload in workloads:
-            stage(f"gate-level: {workload.name}")
-            run = task.gate_level(built.simulator.binary, rtl, design, workload)
-            if run.problem:
-                problem = run.problem if workload.heldout is None else heldout_failure(task.workload)
-                score.status, score.failures = Status.FAILED, [Failure("gate-level", f"synthesized netlist: {problem}")]
-                return
-            if not workload.graded:
-                continue
-            seconds = run.cycles * design.clock_period_ps * 1e-12
-            joules = built.energy.energy(run.toggles, seconds)
-            score.workloads[workload.name] = {"cycles": run.cycles, **run.figures,
-                                              "T_us": seconds * 1e6, "E_nJ": joules * 1e9}
-    runs = score.workloads.values()
-    score.cycles = sum(r["cycles"] for r in runs)
-    if all("retired" in r for r in runs):
-        score.retired = sum(r["retired"] for r in runs)
-    score.T_us, score.E_nJ = task.cost_terms(score.workloads)
-    score.cost = prof.cost(score.T_us, score.E_nJ, score.A_um2)
-    if physical:
+            _measure(task, design, prof, seed, score, stage, timed, implementation)
+        finally:
+            unneeded.set()  # whatever is still running is not needed
+    if physical and score.status is Status.OK:
         from chipgym.scoring.physical import place_and_route
 
         with timed("physical"), tempfile.TemporaryDirectory(prefix="chipgym-gds-") as out:
@@ -254,6 +217,73 @@ def _score(task: ChipTask, design: Design, prof: Profile, seed: int | None, phys
                 gds = default_cache().put_bytes("physical", f"{score.key}.gds", Path(result.gds).read_bytes())
                 result.gds = str(gds)
             score.physical = result.to_dict()
+
+
+def _measure(task: ChipTask, design: Design, prof: Profile, seed: int | None, score: ChipScore, stage, timed,
+             implementation: Future) -> None:
+    """The check, then what the implementation measures, into ``score``. The first failure in the order check,
+    synthesis, equivalence, timing, gate level is the score's, whichever finished first."""
+    with timed("check"):
+        report = check_design(design.root, task.name, profile=prof.name, grading_seed=seed,
+                              on_check=lambda c: stage(f"check: {c}"))
+    if not report.passed:
+        score.status, score.failures = Status.FAILED, list(report.failures)
+        return
+    try:
+        built = implementation.result()
+    except SynthesisError as e:  # UnsupportedCell too
+        score.status, score.failures = Status.FAILED, [Failure("synthesis", str(e))]
+        return
+
+    def refused() -> bool:
+        try:
+            built.proof.result()
+        except NotEquivalent as e:
+            score.status, score.failures = Status.FAILED, [Failure("equivalence", str(e))]
+            return True
+        return False
+
+    def measured() -> None:
+        score.A_um2, score.cells = built.netlist.area_um2, built.netlist.cells
+        score.slack_ps, score.critical_path = built.timing.slack_ps, built.timing.critical_path
+
+    if built.simulator is None:
+        if not refused():
+            measured()
+            score.status = Status.FAILED
+            score.failures = [Failure("timing", built.timing.problems[0] if built.timing.problems else
+                                      f"worst slack {built.timing.slack_ps} ps at the declared period of "
+                                      f"{design.clock_period_ps} ps (critical path {built.timing.arrival_ps:.1f} ps)")]
+        return
+    workloads, figures = task.scored_workloads(seed), {}
+    with timed("gate-level simulation"):
+        rtl = build(design, task.harness)  # the checked simulator, from the cache
+        for workload in workloads:
+            stage(f"gate-level: {workload.name}")
+            run = task.gate_level(built.simulator.binary, rtl, design, workload)
+            if run.problem:
+                if not refused():
+                    measured()
+                    problem = run.problem if workload.heldout is None else heldout_failure(task.workload)
+                    score.status = Status.FAILED
+                    score.failures = [Failure("gate-level", f"synthesized netlist: {problem}")]
+                return
+            if not workload.graded:
+                continue
+            seconds = run.cycles * design.clock_period_ps * 1e-12
+            joules = built.energy.energy(run.toggles, seconds)
+            figures[workload.name] = {"cycles": run.cycles, **run.figures, "T_us": seconds * 1e6,
+                                      "E_nJ": joules * 1e9}
+    if refused():
+        return
+    measured()
+    score.workloads = figures
+    runs = score.workloads.values()
+    score.cycles = sum(r["cycles"] for r in runs)
+    if all("retired" in r for r in runs):
+        score.retired = sum(r["retired"] for r in runs)
+    score.T_us, score.E_nJ = task.cost_terms(score.workloads)
+    score.cost = prof.cost(score.T_us, score.E_nJ, score.A_um2)
 
 
 @dataclass(frozen=True)
