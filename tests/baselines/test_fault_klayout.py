@@ -32,10 +32,16 @@ def test_killed_klayout_workers_are_replaced_without_wrong_grades(local_ray, tin
     uids, killed, alive_after = [], [], []
 
     def klayout_uids(runner) -> list[int]:  # runs in the env runner; nested, so Ray ships it by value
-        """The sandbox uids of every KLayout worker of the runner's env (DrcScript-v0 under the template)."""
+        """The sandbox uids of every KLayout worker of the runner's env (DrcScript-v0 under the template), whose
+        pools from now on cache nothing: a policy that repeats itself would otherwise be graded from the cache
+        alone, and no worker would be needed (nor replaced) after the kill."""
+        from chipgym.engines.klayout import DrcCache
+
         env = runner.env.unwrapped.envs[0].unwrapped
-        pools = [env._pool, env._grader, env._gold]
-        return [worker.sandbox.uid for pool in pools if pool is not None for worker in pool.workers]
+        pools = [pool for pool in (env._pool, env._grader, env._gold) if pool is not None]
+        for pool in pools:
+            pool.cache = DrcCache(size=0)
+        return [worker.sandbox.uid for pool in pools for worker in pool.workers]
 
     def kill_during_the_next_iteration(algo, metrics):
         if metrics.iteration == 1:
