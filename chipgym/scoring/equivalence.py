@@ -85,7 +85,7 @@ _FLOP = re.compile(r"\bff\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{([^{}]*)\}")
 _NEXT_STATE = re.compile(r'(\bnext_state\s*:\s*)"!([^"]*)"')
 _EXCHANGED = {"clear": "preset", "preset": "clear", "clear_preset_var1": "clear_preset_var2",
               "clear_preset_var2": "clear_preset_var1"}
-_EXCHANGED_KEY = re.compile(r"^(\s*)(clear_preset_var1|clear_preset_var2|clear|preset)(\s*:)", re.M)
+_EXCHANGED_KEY = re.compile(r"((?:^|[{;])\s*)(clear_preset_var1|clear_preset_var2|clear|preset)(\s*:)", re.M)
 
 
 def stored_as_next_state(liberty: str) -> str:

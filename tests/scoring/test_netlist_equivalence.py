@@ -87,5 +87,7 @@ def test_a_flop_that_stores_its_complement_is_read_as_storing_its_state():
     }"""
     assert stored_as_next_state('ff (IQ,IQN) { next_state : "!(D&E)"; }') == 'ff (IQN,IQ) { next_state : "(D&E)"; }'
     assert stored_as_next_state('ff (IQ,IQN) { next_state : "!D&E"; }') == 'ff (IQN,IQ) { next_state : "!(!D&E)"; }'
+    one_line = 'ff (IQ,IQN) { clear : "R"; next_state : "!D"; preset : "S"; }'
+    assert stored_as_next_state(one_line) == 'ff (IQN,IQ) { preset : "R"; next_state : "D"; clear : "S"; }'
     osu018 = 'ff (DS0000,P0002) { next_state : "D" ; clocked_on : "CLK" ; }'
     assert stored_as_next_state(osu018) == osu018
