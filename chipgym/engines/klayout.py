@@ -37,7 +37,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from xml.etree import ElementTree
 
 from chipgym.cache import Cache
-from chipgym.engines.process import Lines, kill_group, spawn, wait_readable
+from chipgym.engines.process import Lines, kernel_resources, kill_group, spawn, wait_readable
 from chipgym.engines.sandbox import Mount, Sandbox, private_folder, reap_orphaned_folders
 from chipgym.engines.versions import TOOLS, require_tool
 from chipgym.errors import AgentError, EngineError, ToolMissingError
@@ -575,11 +575,12 @@ class DrcPool:
             missing = [i for i, hit in enumerate(cached) if hit is None]
             if missing:
                 pending.append((len(results) - 1, missing, keys, job))
-        futures = {
-            self._executor.submit(self._run_on_idle_worker, job.deck,
-                                  [job.layouts[i] for i in missing]): (j, missing, keys)
-            for j, missing, keys, job in pending
-        }
+        with kernel_resources("running DRC decks"):
+            futures = {
+                self._executor.submit(self._run_on_idle_worker, job.deck,
+                                      [job.layouts[i] for i in missing]): (j, missing, keys)
+                for j, missing, keys, job in pending
+            }
         for future in _progress(concurrent.futures.as_completed(futures), len(futures), progress):
             j, missing, keys = futures[future]
             for i, raw in zip(missing, future.result()):
@@ -594,7 +595,9 @@ class DrcPool:
         there and not in this process)."""
         if self._closed:
             raise EngineError("this DrcPool is closed")
-        raw = self._executor.submit(self._run_on_idle_worker, "", layouts, "summary", max_shapes).result()
+        with kernel_resources("reading layouts"):
+            future = self._executor.submit(self._run_on_idle_worker, "", layouts, "summary", max_shapes)
+        raw = future.result()
         return [_checked_summary(r, max_shapes) for r in raw]
 
     def _run_on_idle_worker(self, deck: str, layouts: Sequence[Layout], kind: str = "deck",

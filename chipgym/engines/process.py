@@ -17,13 +17,19 @@ ValueError: a number that is not an integer (1e999)
 from __future__ import annotations
 
 import concurrent.futures
+import errno
 import json
 import os
+import resource
 import select
 import signal
 import subprocess
 import time
-from typing import IO, Any
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from chipgym.errors import ChipgymError, InfrastructureError
 
 INTEGER_BITS = 64
 """an integer in an untrusted answer is within +-2**64 (every count, cycle and word the grader reads is)"""
@@ -37,9 +43,66 @@ _spawner: concurrent.futures.ThreadPoolExecutor | None = None
 def spawn(argv: list[str], **popen) -> subprocess.Popen:
     """``subprocess.Popen(argv, **popen)``, started from the one spawning thread."""
     global _spawner
-    if _spawner is None:
-        _spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="chipgym-spawn")
-    return _spawner.submit(subprocess.Popen, argv, **popen).result()
+    with kernel_resources(f"starting {argv[0]}"):
+        if _spawner is None:
+            _spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="chipgym-spawn")
+        return _spawner.submit(subprocess.Popen, argv, **popen).result()
+
+
+# What the kernel says when a process is out of a resource: no memory for a mapping (a thread's stack), no more
+# processes or threads, no more file descriptors
+_EXHAUSTED = {errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE}
+
+
+@contextmanager
+def kernel_resources(doing: str) -> Iterator[None]:
+    """Turns the kernel refusing this process a thread, a process, a mapping or a descriptor while ``doing``
+    into an :class:`InfrastructureError` that names the resource, this process's use of each and the limit to
+    raise (Python says only ``can't start new thread``)."""
+    try:
+        yield
+    except ChipgymError:
+        raise
+    except RuntimeError as exc:
+        if "can't start new thread" not in str(exc):
+            raise
+        raise InfrastructureError(f"{doing}: the kernel refused a new thread ({exc}); {resource_use()}") from exc
+    except OSError as exc:
+        if exc.errno not in _EXHAUSTED:
+            raise
+        raise InfrastructureError(f"{doing}: the kernel refused a resource ({exc}); {resource_use()}") from exc
+
+
+def resource_use() -> str:
+    """This process's memory mappings, threads and descriptors beside their limits, and how to raise each."""
+    maps = _count_lines("/proc/self/maps")
+    threads = len(os.listdir("/proc/self/task"))
+    descriptors = len(os.listdir("/proc/self/fd"))
+    return (f"this process holds {maps} memory mappings of vm.max_map_count {_read_int('/proc/sys/vm/max_map_count')}, "
+            f"{threads} threads (ulimit -u {_rlimit(resource.RLIMIT_NPROC)}) and {descriptors} file descriptors "
+            f"(ulimit -n {_rlimit(resource.RLIMIT_NOFILE)}), in an address space capped at "
+            f"{_rlimit(resource.RLIMIT_AS)} bytes (ulimit -v); raise the limit that is reached "
+            "(e.g. sysctl -w vm.max_map_count=262144) or run fewer workers")
+
+
+def _rlimit(which: int) -> str:
+    soft = resource.getrlimit(which)[0]
+    return "unlimited" if soft == resource.RLIM_INFINITY else str(soft)
+
+
+def _count_lines(path: str) -> int | str:
+    try:
+        with open(path, "rb") as file:
+            return sum(1 for _ in file)
+    except OSError:
+        return "?"
+
+
+def _read_int(path: str) -> int | str:
+    try:
+        return int(Path(path).read_text())
+    except (OSError, ValueError):
+        return "?"
 
 
 def _forget_spawner_after_fork() -> None:

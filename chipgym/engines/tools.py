@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
+from chipgym.engines.process import kernel_resources
 from chipgym.engines.sandbox import Mount, Sandbox
 from chipgym.errors import ToolInterrupted
 
@@ -145,15 +146,17 @@ def _run(command: list[str], stdin: bytes | None, timeout: float, argv: tuple[st
     start = time.monotonic()
     stop = threading.Event()
     out, err = bytearray(), bytearray()
-    p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with kernel_resources(f"running {argv[0]}"):
+        p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     threads: list[threading.Thread] = []
     try:
         threads += [threading.Thread(target=_feed, args=(p.stdin, stdin or b"")),
                     threading.Thread(target=_drain, args=(p.stdout, out, stop)),
                     threading.Thread(target=_drain, args=(p.stderr, err, stop)),
                     threading.Thread(target=lambda: (p.wait(), stop.set()))]
-        for thread in threads:
-            thread.start()
+        with kernel_resources(f"running {argv[0]}"):
+            for thread in threads:
+                thread.start()
         while not stop.wait(min(1.0, max(0.0, start + timeout - time.monotonic()))):
             if (why := _stopped()) is not None:
                 raise ToolInterrupted(f"{argv[0]}: stopped, {why}")

@@ -27,7 +27,6 @@ import inspect
 import json
 import math
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
+from chipgym.files import read_regular_file
 from chipgym.results import JsonResult
 
 MAX_RECORD_BYTES = 64 << 20  # of a saved record (40 steps of whole-file RTL actions take about 32 MiB)
@@ -84,23 +84,11 @@ class EpisodeRecord(JsonResult):
         """Reads a saved record; a file that is not one (not a regular file, too large, not JSON, fields of the
         wrong types) is a ValueError naming the file and what is wrong."""
         try:
-            return cls.from_dict(_record_fields(json.loads(_read_regular(path, MAX_RECORD_BYTES))))
+            return cls.from_dict(_record_fields(json.loads(read_regular_file(path, MAX_RECORD_BYTES))))
         except RecursionError:
             raise ValueError(f"{path}: not a saved chipgym episode (nested too deeply)") from None
         except ValueError as error:
             raise ValueError(f"{path}: not a saved chipgym episode ({str(error)[:500]})") from None
-
-
-def _read_regular(path: str | os.PathLike, limit: int) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; ValueError for anything else."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without waiting for a writer
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError("not a regular file")
-        data = file.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"over {limit} bytes")
-    return data
 
 
 def _text(where: str, value: Any) -> Any:

@@ -15,6 +15,7 @@ import yaml
 
 from chipgym.baselines.selection.experiment import record_path
 from chipgym.errors import Rule2DrcFormatError
+from chipgym.tasks.drc import rule2drc
 from chipgym.tasks.drc.rule2drc import load_rule2drc, write_rule2drc
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
@@ -300,3 +301,10 @@ def test_selection_records_stay_in_out_whatever_the_ids(tmp_path):
     assert all(p.resolve().parent == (out / "tasks").resolve() for p in paths)
     assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == sorted(paths)
     assert record_path(out, "sky130-0000").name == "sky130-0000.json"
+
+
+def test_a_folder_past_its_memory_budget_loads_the_problems_that_fit(problems, monkeypatch):
+    [task] = load_rule2drc(problems / GOOD).tasks
+    one = sum(len(case.gds) for case in task.public_examples + task.hidden_testcases + task.training_testcases)
+    monkeypatch.setattr(rule2drc, "MAX_FOLDER_LAYOUT_BYTES", one + one // 2)
+    refused(problems, "would take the folder's over its limit")

@@ -26,7 +26,9 @@ published metric never succeeds on it) and GDS files with no label row (the publ
 the task; :attr:`DrcTask.unlabelled_layouts`, and :func:`chipgym.scoring.drc.grade` fails it too).
 Layouts are keyed by their path: two files of one stem (``pass/x.gds``, ``fail/x.gds``) are two
 testcases, named by their path in the data folder (``pass/x``, ``fail/x``); other testcases are named
-by their stem. Layouts are read into memory (``Testcase.gds`` is bytes; a task's layouts are small).
+by their stem. Layouts are read into memory (``Testcase.gds`` is bytes): at most ``MAX_PROBLEM_LAYOUT_BYTES`` a
+problem and ``MAX_FOLDER_LAYOUT_BYTES`` a folder (a problem that would take it over is an error issue), and no
+other resource is kept per file.
 
 A folder is untrusted (``docs/rule2drc.md``, "What a folder may be"): only regular files under a size cap
 are read, YAML has no alias and a bounded depth, every path resolves inside the problem folder (no
@@ -55,7 +57,6 @@ import math
 import os
 import re
 import shutil
-import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,7 @@ import yaml
 from yaml.composer import ComposerError
 
 from chipgym.errors import Rule2DrcFormatError
+from chipgym.files import FileRefused, read_regular_file
 from chipgym.tasks.drc.task import DrcTask, Split, Testcase
 
 DATA_DIR = "data/gds"
@@ -79,6 +81,7 @@ MAX_LABELS_BYTES = 16 << 20
 MAX_DECK_BYTES = 1 << 20
 MAX_LAYOUT_BYTES = 16 << 20
 MAX_PROBLEM_LAYOUT_BYTES = 256 << 20
+MAX_FOLDER_LAYOUT_BYTES = 4 << 30  # drc-v1's export, training pools included, holds about 0.5 GiB
 MAX_YAML_DEPTH = 32
 TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 TASK_ID_RULE = "1 to 128 of A-Z a-z 0-9 . _ -, not starting with . or -"
@@ -122,12 +125,18 @@ def load_rule2drc(path: str | Path, strict: bool = False) -> Rule2DrcFolder:
         problem_dirs = sorted(p.parent for p in problems.glob("*/spec.yaml"))
     tasks: dict[str, tuple[DrcTask, Path]] = {}
     issues: list[Issue] = []
+    held = 0  # bytes of layouts held by the tasks loaded so far
     for problem_dir in problem_dirs:
         try:
             task, warnings = _load_problem(problem_dir)
             if task.id in tasks:
                 raise Rule2DrcFormatError(f"{tasks[task.id][1]} and {problem_dir}: both define the problem id "
                                           f"{task.id!r}")
+            size = sum(len(c.gds) for c in task.public_examples + task.hidden_testcases + task.training_testcases)
+            if held + size > MAX_FOLDER_LAYOUT_BYTES:
+                raise Rule2DrcFormatError(f"{problem_dir}: its layouts ({size} bytes) would take the folder's over "
+                                          f"its limit of {MAX_FOLDER_LAYOUT_BYTES} bytes ({held} loaded before it)")
+            held += size
         except Rule2DrcFormatError as exc:
             if strict:
                 raise
@@ -250,27 +259,12 @@ def _read_spec(path: Path, shown: Path) -> dict[str, Any]:
 
 
 def _read_bytes(path: Path, limit: int, shown: Path | None = None) -> bytes:
-    """A regular file of at most ``limit`` bytes. Anything else (a FIFO, a device, a folder, a bigger or
-    sparse file) is refused without reading it; errors name ``shown`` (``path`` by default)."""
-    shown = shown or path
+    """A regular file of at most ``limit`` bytes (:func:`chipgym.files.read_regular_file`); errors name ``shown``
+    (``path`` by default)."""
     try:
-        _regular(os.stat(path), shown, limit)
-        # O_NONBLOCK: a FIFO swapped in after the stat does not block the open (fstat then refuses it)
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
-            _regular(os.fstat(file.fileno()), shown, limit)
-            data = file.read(limit + 1)
-    except OSError as exc:
-        raise Rule2DrcFormatError(f"{shown}: cannot be read ({exc.strerror or exc})") from exc
-    if len(data) > limit:
-        raise Rule2DrcFormatError(f"{shown}: over the limit of {limit} bytes")
-    return data
-
-
-def _regular(info: os.stat_result, shown: Path, limit: int) -> None:
-    if not stat.S_ISREG(info.st_mode):
-        raise Rule2DrcFormatError(f"{shown}: not a regular file")
-    if info.st_size > limit:
-        raise Rule2DrcFormatError(f"{shown}: {info.st_size} bytes, over the limit of {limit} bytes")
+        return read_regular_file(path, limit)
+    except FileRefused as exc:
+        raise Rule2DrcFormatError(f"{shown or path}: {exc}") from exc
 
 
 def _read_text(path: Path, limit: int, shown: Path | None = None) -> str:
