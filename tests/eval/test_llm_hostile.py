@@ -17,6 +17,9 @@ import pytest
 
 from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec
 from chipgym.baselines.llm import LlmAgent, LlmConfig
+from chipgym.baselines.llm.client import MAX_REPLY_CHARS
+from chipgym.baselines.selection.generated_tests import actions_in_reply
+from chipgym.envs import chat
 
 DRC = "chipgym/DrcScript-v0"
 TASK = "sky130-0002"
@@ -258,3 +261,15 @@ def test_under_chipgym_eval_an_episode_failed_by_its_replies_lowers_the_success_
     assert (figures["attempted"], figures["unavailable"], figures["successes"]) == (2, 0, 1)
     assert figures["success_rate"] == 0.5
     assert json.loads((tmp_path / "summary.json").read_text())["all"]["success_rate"] == 0.5
+
+
+@pytest.mark.parametrize("reply", ["`" * MAX_REPLY_CHARS, "```\n" * (MAX_REPLY_CHARS // 4),
+                                   "```ruby" + "`" * (MAX_REPLY_CHARS - 7), "```\n{" + "```x" * (MAX_REPLY_CHARS // 4)])
+@pytest.mark.parametrize("env_id", [DRC, "chipgym/RtlDesign-v0"])
+def test_a_reply_of_fences_at_the_cap_is_read_in_linear_time(reply, env_id):
+    """Issue 39, section 6: the fence pattern searched for each block's end from every opening, and a reply of
+    backticks at the client's cap took about 11 minutes to read (after the request's deadline)."""
+    start = time.monotonic()
+    chat.action_from_reply(reply, None, env_id)
+    actions_in_reply(reply, ("m1.1",))
+    assert time.monotonic() - start < 2.0

@@ -308,3 +308,28 @@ def test_a_folder_past_its_memory_budget_loads_the_problems_that_fit(problems, m
     one = sum(len(case.gds) for case in task.public_examples + task.hidden_testcases + task.training_testcases)
     monkeypatch.setattr(rule2drc, "MAX_FOLDER_LAYOUT_BYTES", one + one // 2)
     refused(problems, "would take the folder's over its limit")
+
+
+def test_a_training_pool_that_names_the_data_folder_is_refused(problems):
+    """Issue 39, section 5: ``training_dir: data/gds`` made the training regime grade the evaluation layouts."""
+    edit_spec(problems / BAD, training_dir=f"problems/{BAD}/data/gds")
+    refused(problems, "training layout", "is the layout")
+
+
+def test_a_training_layout_with_an_evaluation_layouts_bytes_is_refused(problems):
+    training = sorted((problems / BAD / "training").rglob("*.gds"))[0]
+    training.write_bytes(sorted((problems / BAD / "data" / "gds").rglob("*.gds"))[0].read_bytes())
+    refused(problems, "training layout", "is the layout")
+
+
+def test_running_out_of_memory_in_one_problem_is_its_issue(problems, monkeypatch):
+    """Issue 39, section 5: a MemoryError escaped the loader."""
+    read = rule2drc.read_regular_file
+
+    def starved(path, limit):
+        if f"/{BAD}/" in str(path) and str(path).endswith(".gds"):
+            raise MemoryError
+        return read(path, limit)
+
+    monkeypatch.setattr(rule2drc, "read_regular_file", starved)
+    refused(problems, "ran out of memory")

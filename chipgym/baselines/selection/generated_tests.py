@@ -334,12 +334,12 @@ class LlmTests:
 
 def actions_in_reply(content: str, categories: Sequence[str]) -> list[GeneratedTest]:
     """The ``add_test`` actions of a reply (a JSON object or list, fenced or bare) that the env would accept."""
-    blocks = chat.FENCED_JSON.findall(content or "") or [content or ""]
+    blocks = [body for language, body in chat.fenced_blocks(content or "") if language in ("", "json")]
     found = []
-    for block in blocks:
+    for block in blocks or [content or ""]:
         try:
             data = json.loads(block)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         for item in data if isinstance(data, list) else [data]:
             try:

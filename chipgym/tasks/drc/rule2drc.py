@@ -128,7 +128,10 @@ def load_rule2drc(path: str | Path, strict: bool = False) -> Rule2DrcFolder:
     held = 0  # bytes of layouts held by the tasks loaded so far
     for problem_dir in problem_dirs:
         try:
-            task, warnings = _load_problem(problem_dir)
+            try:
+                task, warnings = _load_problem(problem_dir)
+            except MemoryError:  # the caps per problem and folder are below what most machines have
+                raise Rule2DrcFormatError(f"{problem_dir}: this process ran out of memory loading it") from None
             if task.id in tasks:
                 raise Rule2DrcFormatError(f"{tasks[task.id][1]} and {problem_dir}: both define the problem id "
                                           f"{task.id!r}")
@@ -192,7 +195,15 @@ def _load_problem(problem_dir: Path) -> tuple[DrcTask, list[str]]:
         training_dir = _locate(folder, [folder, root], training_key, f"{spec_path}: key training_dir", "labels.csv")
         if training_dir is None:
             raise Rule2DrcFormatError(f"{spec_path}: key training_dir {training_key!r}: labels file not found"[:1000])
-        training = tuple(_labelled_layouts(folder, root, training_dir, categories)[1].values())
+        training_cases = _labelled_layouts(folder, root, training_dir, categories)[1]
+        evaluation_bytes = {case.gds: case.filename for case in cases.values()}
+        for gds, case in training_cases.items():
+            if gds in cases or case.gds in evaluation_bytes:
+                shared = cases[gds].filename if gds in cases else evaluation_bytes[case.gds]
+                raise Rule2DrcFormatError(f"{spec_path}: key training_dir: training layout {case.filename} is the "
+                                          f"layout {shared} of labels.csv (training never grades a layout of the "
+                                          "data folder)"[:1000])
+        training = tuple(training_cases.values())
     public = field("public_examples", lambda v: [str(f) for f in v], [])
     if unknown := [f for f in public if f not in by_filename]:
         raise Rule2DrcFormatError(f"{spec_path}: public_examples not in labels.csv: {', '.join(unknown)}"[:1000])
