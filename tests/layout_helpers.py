@@ -22,7 +22,7 @@ MET1_WIDTH_GOLD = ('source($input)\nreport("m1", $output)\n'
 
 TRAINING_WIDTHS = (0.09, 0.12, 0.135, 0.139, 0.14, 0.141, 0.15, 0.2, 0.25, 0.35, 0.4, 0.5)
 """The widths of met1_width_task's training layouts, which are 3 um long where the others are 2 um: none is
-congruent to a public or hidden one. They are as many as a training draw (MIN_TRAINING_DRAW), so every draw is
+congruent to a public or hidden one. They are as many as a training draw (TRAINING_DRAW), so every draw is
 all of them, whatever the grading secret: the tests' figures are the same on every machine."""
 
 

@@ -28,7 +28,7 @@ For partial credit, wrap the env in :class:`chipgym.wrappers.DrcRewardShaping`.
 Two regimes, on two disjoint pools of each task's layouts (``docs/datasets.md``):
 
 - ``regime="training"`` (the default): every submit is graded on a draw of the task's *training* layouts
-  (at least ``MIN_TRAINING_DRAW``, a passing and a failing one of every category among them), never on an
+  (``TRAINING_DRAW`` of them, with a passing and a failing one of every category among them), never on an
   evaluation layout, and feedback is a learning signal (``info["grade"]``: F1 and the fraction of layouts
   matched in eighths, which error classes occurred, whether the deck made up a category). A built-in dataset's
   training layouts are redraws of the task's scenes, none congruent to an evaluation layout; a published

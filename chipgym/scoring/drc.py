@@ -134,7 +134,9 @@ def check_metric(metric: str, markers: bool = False) -> None:
                          "markers mode needs metric 'chipgym'")
 
 
-MIN_TRAINING_DRAW = 12  # training layouts per submit at least: a coin-flip deck passes one task in 4096 or fewer
+TRAINING_DRAW = 12  # training layouts per submit (more only to hold a passing and a failing one of every category):
+# a coin-flip deck passes one task in 4096 or fewer; the same for every task, so that no count in training tells
+# the size of the evaluation pool
 
 
 def grading_rng(secret: int, task_id: str, *purpose: int) -> np.random.Generator:
@@ -149,9 +151,9 @@ def evaluation_order(task: DrcTask, cases: Sequence[Testcase], secret: int) -> l
 
 
 def training_draw(task: DrcTask, secret: int, index: int) -> list[Testcase]:
-    """The training layouts of the secret's ``index``-th draw for the task: as many as its evaluation layouts
-    and at least ``MIN_TRAINING_DRAW`` (or all there are), a passing and a failing one of every category among
-    them where the pool has them, in a random order, all drawn from the grading secret."""
+    """The training layouts of the secret's ``index``-th draw for the task: ``TRAINING_DRAW`` of them (or all there
+    are), more only where it takes more to hold a passing and a failing one of every category the pool has, in a
+    random order, all drawn from the grading secret. Nothing about the evaluation layouts changes it."""
     pool = task.training_testcases
     rng = grading_rng(secret, task.id, 1, index)
     order = [int(i) for i in rng.permutation(len(pool))]
@@ -160,8 +162,7 @@ def training_draw(task: DrcTask, secret: int, index: int) -> list[Testcase]:
         for verdict in (0, 1):
             if not any(pool[i].labels.get(category) == verdict for i in chosen):
                 chosen += [i for i in order if pool[i].labels.get(category) == verdict][:1]
-    count = max(MIN_TRAINING_DRAW, len(task.hidden_testcases))
-    chosen += [i for i in order if i not in chosen][:max(0, count - len(chosen))]
+    chosen += [i for i in order if i not in chosen][:max(0, TRAINING_DRAW - len(chosen))]
     return [pool[chosen[int(i)]] for i in rng.permutation(len(chosen))]
 
 

@@ -17,11 +17,11 @@ def tiny_tasks():
     depend on the draw."""
     import dataclasses
 
-    from chipgym.scoring.drc import MIN_TRAINING_DRAW
+    from chipgym.scoring.drc import TRAINING_DRAW
     from chipgym.tasks.drc.load import load_tasks
 
     [task] = [task for task in load_tasks("drc-v0", "all") if task.id == TINY_TASK]
-    return [dataclasses.replace(task, training_testcases=task.training_testcases[:MIN_TRAINING_DRAW])]
+    return [dataclasses.replace(task, training_testcases=task.training_testcases[:TRAINING_DRAW])]
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ poisons later decks.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import re
@@ -18,7 +19,7 @@ import pytest
 import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.envs import drc_actions as act
 from chipgym.envs.drc_script import DrcScriptEnv
-from chipgym.scoring.drc import MIN_TRAINING_DRAW
+from chipgym.scoring.drc import TRAINING_DRAW, training_draw
 
 from layout_helpers import (
     MET1,
@@ -118,13 +119,13 @@ def test_a_lookup_table_of_every_hidden_label_earns_nothing_in_training(tasks):
 
 def test_training_grades_enough_layouts_that_guessing_does_not_pay(tasks):
     """Five evaluation layouts, one category: a coin-flip deck would pass 1 in 32. Training grades at least
-    MIN_TRAINING_DRAW layouts: the deck that fails on its MIN_TRAINING_DRAW-th layout fails, one more passes."""
+    TRAINING_DRAW layouts: the deck that fails on its TRAINING_DRAW-th layout fails, one more passes."""
     env = DrcScriptEnv(tasks=tasks)
     counter = 'raise "counted" if ($n = ($n || 0) + 1) >= {}\n'
-    *_, last = submit(env, counter.format(MIN_TRAINING_DRAW) + GOLD)
-    _, reward, *_ = submit(env, counter.format(MIN_TRAINING_DRAW + 1) + GOLD)
+    *_, last = submit(env, counter.format(TRAINING_DRAW) + GOLD)
+    _, reward, *_ = submit(env, counter.format(TRAINING_DRAW + 1) + GOLD)
     env.close()
-    assert len(tasks[0].hidden_testcases) < MIN_TRAINING_DRAW
+    assert len(tasks[0].hidden_testcases) < TRAINING_DRAW
     assert last["grade"]["errors"] == ["runtime"] and reward == 1.0
 
 
@@ -279,3 +280,14 @@ def test_gds_given_as_base64_round_trips(tasks):
     obs, *_ = env.step(action)
     env.close()
     assert "box (0,0) (0.12,2)" in obs["tests"]
+
+
+def test_no_training_draw_tells_the_size_of_the_evaluation_pool(tmp_path):
+    """Issue 39, section 2: a training draw held as many layouts as the evaluation pool whenever that was over
+    TRAINING_DRAW, so the feedback's "of N training layouts" told it."""
+    widths = tuple(0.1 + 0.01 * i for i in range(40))
+    small = met1_width_task(tmp_path, {}, {"narrow": 0.1, "ok": 0.5}, training=widths)
+    large = dataclasses.replace(small, hidden_testcases=small.hidden_testcases * 20)
+    for index in range(3):
+        assert training_draw(small, 7, index) == training_draw(large, 7, index)
+        assert len(training_draw(large, 7, index)) == TRAINING_DRAW
