@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
+import tempfile
 import threading
 from collections import deque
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -25,8 +27,9 @@ def chipgym_env_vars(environ: Mapping[str, str] | None = None) -> dict[str, str]
 @contextlib.contextmanager
 def ray_session(workers: int, address: str | None = None, command: str = "chipgym") -> Iterator[Any]:
     """The ``ray`` module, connected: to ``address``, else a local Ray of ``workers`` CPUs started here (and shut
-    down at the end); an already initialized Ray is used as it is. ``ray.init`` replaces the program's SIGTERM
-    handler with its own (which exits through Ray's abort path); the program's is put back."""
+    down at the end, its session folder removed); an already initialized Ray is used as it is. ``ray.init``
+    replaces the program's SIGTERM handler with its own (which exits through Ray's abort path); the program's is
+    put back."""
     try:
         import ray
     except ImportError:
@@ -35,18 +38,25 @@ def ray_session(workers: int, address: str | None = None, command: str = "chipgy
     if workers < 1:
         raise ValueError(f"--workers: expected at least 1, got {workers}")
     started = not ray.is_initialized()
-    if started:
-        main = threading.current_thread() is threading.main_thread()
-        handler = signal.getsignal(signal.SIGTERM) if main else None
-        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
-                 logging_level="warning", log_to_driver=False)
-        if main and handler is not None:
-            signal.signal(signal.SIGTERM, handler)
+    # a Ray started here keeps its session (logs, sockets, spilled objects) in a folder of its own, removed at
+    # the end: Ray's default, $TMPDIR/ray, keeps every session's
+    session = tempfile.mkdtemp(prefix="chipgym-ray-") if started and not address else None
     try:
-        yield ray
-    finally:
         if started:
-            ray.shutdown()
+            main = threading.current_thread() is threading.main_thread()
+            handler = signal.getsignal(signal.SIGTERM) if main else None
+            ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+                     logging_level="warning", log_to_driver=False, **({"_temp_dir": session} if session else {}))
+            if main and handler is not None:
+                signal.signal(signal.SIGTERM, handler)
+        try:
+            yield ray
+        finally:
+            if started:
+                ray.shutdown()
+    finally:
+        if session:
+            shutil.rmtree(session, ignore_errors=True)
 
 
 def actor_class(ray: Any, cls: type) -> Any:

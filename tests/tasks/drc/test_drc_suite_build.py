@@ -107,3 +107,12 @@ def test_frozen_suites_keep_their_fingerprint():
     assert {name: get_suite(name).fingerprint for name in suite_names() if get_suite(name).frozen} == pinned
     for name, expected in pinned.items():
         assert fingerprint(generate_drafts(name=name)) == expected, f"{name} changed"
+
+
+def test_building_a_task_not_built_yet_says_so_once(labelled_slice, pool, tmp_path, capsys):
+    """Issue 39, "Also": an env on a partly built dataset started building the missing tasks without a word."""
+    ids = [labelled_slice[0].id]
+    assert build_suite(seed=SUITE_SEED, run_deck=pool.run_deck, cache_dir=tmp_path, ids=ids) == labelled_slice[:1]
+    assert "1 task(s) asked for are not built yet" in capsys.readouterr().err
+    build_suite(seed=SUITE_SEED, run_deck=pool.run_deck, cache_dir=tmp_path, ids=ids)
+    assert "not built yet" not in capsys.readouterr().err

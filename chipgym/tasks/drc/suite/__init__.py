@@ -226,6 +226,9 @@ def _build(drafts: Sequence[TaskDraft], root: Path, name: str, seed: int, run_de
     todo = [d for d in drafts if (ids is None or d.id in ids) and not artifact.has_task(root / "tasks", d.id)]
     if not todo:
         return
+    built = sum(1 for d in drafts if artifact.has_task(root / "tasks", d.id))
+    print(f"{name}: {len(todo)} task(s) asked for are not built yet ({built} of {len(drafts)} are, in {root}); "
+          f"building them now (`chipgym drc build {name}` builds them all once)", file=sys.stderr)
     with contextlib.ExitStack() as stack:
         engine = run_deck or stack.enter_context(VerdictPool(workers=jobs)).run_deck
         with ThreadPoolExecutor(max(1, jobs)) as pool:
