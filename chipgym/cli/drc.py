@@ -117,9 +117,11 @@ def _print_grade(task: DrcTask, result: Grade, as_json: bool) -> int:
 
 def build(args) -> int:
     """Builds a suite's dataset artifact (the one place its generators run) and prints its pools."""
-    from chipgym.tasks.drc.suite import build_suite
+    from chipgym.tasks.drc.suite import build_suite, pin_suite
 
     tasks = build_suite(args.suite, jobs=args.workers)
+    if args.pin:
+        print(f"pinned the content of {len(tasks)} tasks in {pin_suite(args.suite)}")
     pools = {name: sum(len(getattr(t, attribute)) for t in tasks) for name, attribute in
              (("public", "public_examples"), ("training", "training_testcases"), ("evaluation", "hidden_testcases"))}
     lacking = [t.id for t in tasks if t.metadata.get("training_lacking")]
@@ -244,6 +246,8 @@ def add_commands(commands) -> None:
     built = drc.add_parser("build", help="build a built-in suite's dataset (labelled once; later loads only read it)")
     built.add_argument("suite", metavar="SUITE", help="a built-in suite (drc-v0, drc-v1)")
     built.add_argument("--workers", type=int, default=2, help="KLayout workers (default 2)")
+    built.add_argument("--pin", action="store_true",
+                       help="pin the built content of a frozen suite in the package (once, when it is frozen)")
     built.set_defaults(handler=build)
 
     out = drc.add_parser("export", help="write a built-in suite in Rule2DRC format (byte-identical every run)")

@@ -5,6 +5,10 @@ pool (``public``, ``training``, ``evaluation``) each layout's name, labels, and 
 ``<id>.gds``, which holds the pools' GDS streams one after another. Both are written to a temporary name and
 renamed, so a build that is interrupted leaves whole tasks only.
 
+The artifact lies in a cache anyone with the user's rights can write, so it is read as untrusted: each file
+regular and under a size cap, and, for a frozen suite, the task's content (:func:`content_hash`) equal to the
+hash pinned in code (``chipgym/tasks/drc/suites/<name>.sha256``) before anything in it is parsed.
+
 >>> import tempfile
 >>> from pathlib import Path
 >>> from chipgym.tasks.drc.task import DrcTask, Testcase
@@ -19,15 +23,19 @@ True
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from chipgym.errors import DataError
+from chipgym.files import read_regular_file
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
 POOLS = {"public": "public_examples", "training": "training_testcases", "evaluation": "hidden_testcases"}
+MAX_RECORD_BYTES = 64 << 20  # of <id>.json (drc-v1's largest: a few hundred KiB)
+MAX_LAYOUTS_BYTES = 256 << 20  # of <id>.gds, as of a Rule2DRC problem's layouts
 
 
 class ArtifactError(DataError):
@@ -55,12 +63,17 @@ def write_task(task: DrcTask, folder: Path) -> None:
     _write_atomic(folder / f"{task.id}.json", json.dumps(record, sort_keys=True).encode())
 
 
-def read_task(folder: Path, task_id: str) -> DrcTask:
-    """The task ``task_id`` of an artifact folder."""
+def read_task(folder: Path, task_id: str, pinned: str | None = None) -> DrcTask:
+    """The task ``task_id`` of an artifact folder; with ``pinned``, only if its content hash is that."""
     path = folder / f"{task_id}.json"
     try:
-        record = json.loads(path.read_bytes())
-        blob = (folder / f"{task_id}.gds").read_bytes()
+        record_bytes = read_regular_file(path, MAX_RECORD_BYTES)
+        blob = read_regular_file(folder / f"{task_id}.gds", MAX_LAYOUTS_BYTES)
+        if pinned is not None and (found := _digest(record_bytes, blob)) != pinned:
+            raise ArtifactError(f"{path}: not the content pinned for it (sha256 {found[:16]}..., pinned "
+                                f"{pinned[:16]}...): the artifact was changed after it was built; delete "
+                                f"{folder.parent} and build it again")
+        record = json.loads(record_bytes)
         pools = {attribute: tuple(_case(entry, blob) for entry in record["pools"][pool])
                  for pool, attribute in POOLS.items()}
         return DrcTask(
@@ -70,9 +83,24 @@ def read_task(folder: Path, task_id: str) -> DrcTask:
             categories=tuple(record["categories"]), gold_deck=record["gold_deck"], group=record["group"],
             split=record["split"], thresholds=record["thresholds"], metadata=record["metadata"], built=True, **pools,
         )
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as error:
-        raise ArtifactError(f"{path}: unreadable dataset artifact ({type(error).__name__}: {error}); "
+    except ArtifactError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as error:
+        raise ArtifactError(f"{path}: unreadable dataset artifact ({type(error).__name__}: {str(error)[:300]}); "
                             f"delete {folder.parent} and build it again") from None
+
+
+def content_hash(folder: Path, task_id: str) -> str:
+    """The sha256 of a built task's two files, as a frozen suite pins it."""
+    return _digest(read_regular_file(folder / f"{task_id}.json", MAX_RECORD_BYTES),
+                   read_regular_file(folder / f"{task_id}.gds", MAX_LAYOUTS_BYTES))
+
+
+def _digest(record: bytes, blob: bytes) -> str:
+    digest = hashlib.sha256(len(record).to_bytes(8, "big"))
+    digest.update(record)
+    digest.update(blob)
+    return digest.hexdigest()
 
 
 def has_task(folder: Path, task_id: str) -> bool:

@@ -191,7 +191,10 @@ def build_suite(
     if pinned is None:
         drafts = generate_drafts(seed, name)
     root = Path(cache_dir or default_cache_dir()) / artifact_name(name, seed, pinned or fingerprint(drafts))
-    wanted = list(ids) if ids is not None else _artifact_ids(root)
+    pins = suite.pinned_content() if pinned is not None else None
+    if pins is not None and (unknown := [i for i in ids or () if i not in pins]):
+        raise ValueError(f"{name}: no task {unknown[0]!r} (of {len(pins)})")
+    wanted = list(ids) if ids is not None else list(pins) if pins is not None else _artifact_ids(root)
     if wanted is None or not all(artifact.has_task(root / "tasks", i) for i in wanted):
         drafts = drafts or generate_drafts(seed, name)
         if pinned is not None and (found := fingerprint(drafts)) != pinned:
@@ -200,7 +203,22 @@ def build_suite(
                                  f"the version it was pinned with ({klayout_version()})")
         _build(drafts, root, name, seed, run_deck, jobs, ids)
         wanted = [d.id for d in drafts if ids is None or d.id in ids]
-    return [artifact.read_task(root / "tasks", task_id) for task_id in wanted]
+    return [artifact.read_task(root / "tasks", task_id, pins and pins[task_id]) for task_id in wanted]
+
+
+def pin_suite(name: str, cache_dir: str | Path | None = None) -> Path:
+    """Pins the content of a frozen suite's built artifact (every task, in build order) in
+    ``Suite.pins_path``, which loads then check; returns that path. Run once, when the suite is frozen."""
+    suite = get_suite(name)
+    if not suite.frozen or suite.fingerprint is None:
+        raise ValueError(f"{name}: only a frozen suite, with its fingerprint pinned, has its content pinned")
+    root = Path(cache_dir or default_cache_dir()) / artifact_name(name, suite.seed, suite.fingerprint)
+    ids = _artifact_ids(root)
+    if ids is None or not all(artifact.has_task(root / "tasks", i) for i in ids):
+        raise ValueError(f"{name}: not fully built in {root} (chipgym drc build {name})")
+    lines = [f"{artifact.content_hash(root / 'tasks', task_id)}  {task_id}\n" for task_id in ids]
+    suite.pins_path.write_text("".join(lines))
+    return suite.pins_path
 
 
 def artifact_name(name: str, seed: int, evaluation_fingerprint: str) -> str:

@@ -19,6 +19,7 @@ import importlib
 import pkgutil
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from chipgym.tasks.drc.suite.rule import TaskDraft
@@ -42,6 +43,19 @@ class Suite:
     fingerprint: str | None = None
     """A frozen suite's pinned fingerprint (of its decks, evaluation scenes, texts and KLayout version): its
     built artifact is found by it without running a generator, and a test checks the generators still give it."""
+
+    @property
+    def pins_path(self) -> Path:
+        """Where a frozen suite's content hashes are pinned: ``<name>.sha256`` beside the suites' modules."""
+        return Path(__file__).parent / f"{self.name}.sha256"
+
+    def pinned_content(self) -> dict[str, str] | None:
+        """Each task's content hash (:func:`chipgym.tasks.drc.artifact.content_hash`) in build order, as pinned
+        (``chipgym drc build NAME --pin`` writes them); None for a suite with none."""
+        if not self.pins_path.is_file():
+            return None
+        lines = self.pins_path.read_text().splitlines()
+        return {task_id: digest for digest, task_id in (line.split() for line in lines)}
 
 
 @functools.cache
