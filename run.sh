@@ -51,13 +51,13 @@ case "${1:-}" in
         setup
         log "1/8 the DRC engine: a SKY130 deck on a layout, its violations drawn in out/demo/violations.png"
         "$VENV/bin/python" examples/drc_engine_demo.py
-        log "2/8 chipgym/DrcScript-v0: a scripted agent on 5 SKY130 tasks of drc-v0 (the first run builds the dataset: 21,680 layouts, ~3 min)"
+        log "2/8 chipgym/DrcScript-v0: a scripted agent on 5 SKY130 tasks of drc-v0 (the first run builds the dataset: 21,680 layouts, ~1 min)"
         rm -rf out/demo/episodes
         "$VENV/bin/python" examples/drc_scripted_agent.py --group sky130 --episodes 5 --record out/demo/episodes
         log "    the five episodes, saved by chipgym.wrappers.RecordEpisodes, replayed in fresh envs"
         "$VENV/bin/chipgym" replay out/demo/episodes/*.json
         log "3/8 drc-v1, 1,060 tasks at Rule2DRC's scale (the first run builds it: 24,042 evaluation,"
-        log "    73,212 training and 4,240 public layouts, ~12 min):"
+        log "    73,212 training and 4,240 public layouts, ~4 min; the grading ~1 min):"
         log "    exported in the published format, and every gold deck graded in one batch by the published evaluator's metric"
         rm -rf out/demo/drc-v1 out/demo/drc-v1-decks && mkdir -p out/demo/drc-v1-decks
         "$VENV/bin/chipgym" drc export --suite drc-v1 --out out/demo/drc-v1
@@ -69,17 +69,17 @@ case "${1:-}" in
         "$VENV/bin/chipgym" select --method all --n 10 --tasks drc-v0 --split test --limit 12 --seed 0 \
             --out out/demo/select 2> out/demo/select.log || { tail -n 20 out/demo/select.log; exit 1; }
         log "5/8 chipgym/RtlDesign-v0: a scripted agent checks and submits both CPU fixtures; each submit runs the checks"
-        log "    with held-out kernels, Yosys synthesis, OpenSTA timing and gate-level energy on osu018 (~3 min each the first time)"
+        log "    with held-out kernels, Yosys synthesis, OpenSTA timing and gate-level energy on osu018 (~2 min each the first time)"
         "$VENV/bin/python" examples/rtl_fixture_agent.py
         log "6/8 simulate: a scripted agent finds a broken core's bug by stepping it through pyverilator in the sandbox,"
         log "    reading waveforms and retirements; the window it looked at in out/demo/waveform.png"
         "$VENV/bin/python" examples/debug_with_simulate.py --png out/demo/waveform.png
         log "7/8 the noc task: the input-queued crossbar fixture checked (traffic against the reference, back-pressure,"
-        log "    timing-model lockstep, formal) and scored on osu018 (~5 min the first time)"
+        log "    timing-model lockstep, formal) and scored on osu018 (~30 s the first time)"
         "$VENV/bin/chipgym" chip check chipgym/tasks/chip/noc/fixtures/crossbar --task noc
         "$VENV/bin/chipgym" chip score chipgym/tasks/chip/noc/fixtures/crossbar --task noc --profile osu018
         log "8/8 PPO (RLlib, 2 env runners) on chipgym/DrcTemplate-v0, one drc-v0 task whose answer is one template:"
-        log "    10 iterations (~2 min), the learning curve in out/demo/ppo/learning_curve.png"
+        log "    10 iterations (~20 s), the learning curve in out/demo/ppo/learning_curve.png"
         rm -rf out/demo/ppo
         "$VENV/bin/chipgym" train drc --algo ppo --task sky130-0000 --iterations 10 --batch 32 --lr 3e-3 \
             --num-env-runners 2 --seed 0 --out out/demo/ppo 2> out/demo/ppo.log || { tail -n 20 out/demo/ppo.log; exit 1; }
