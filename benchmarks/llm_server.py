@@ -1,6 +1,7 @@
 """``chipgym eval``'s openai agent against a chat server, per setting (tools on or off, streaming on or off):
 what the model was shown, how many replies held an action, what was logged; then one RtlDesign-v0 episode at
-the server's context, played again with ``--resume``.
+the server's context, played again with ``--resume``; against a real server also one whose context the agent is
+told wrongly (100k tokens), which the server refuses.
 
 Against a real server (docs/llm-agents.md, "A real server, step by step", builds llama.cpp's llama-server):
 
@@ -190,7 +191,9 @@ def main() -> None:
                     llama_server(args.llama_server, args.gguf, args.chat_template_file))
                 llm = {"base_url": base_url, "model": args.model, "max_tokens": args.max_tokens, "timeout": 600.0}
                 print(f"tools: {tools_rendered(llm)}", flush=True)
-                rows = bench(llm, out, args.limit) + [rtl(llm, out, "rtl")]
+                overstated = {**llm, "context_tokens": 100_000}
+                rows = bench(llm, out, args.limit) + [rtl(llm, out, "rtl-8k-context-said"),
+                                                      rtl(overstated, out, "rtl-context-overstated")]
     finally:
         ray.shutdown()
     (out / "table.json").write_text(json.dumps(rows, indent=1))

@@ -128,8 +128,8 @@ def action_from_reply(content: str | None, tool_calls: Sequence[Mapping[str, Any
                       env_id: str | None = None) -> str | None:
     """The action text of a reply: its first tool call as ``{"op": NAME, **arguments}``, else its last fenced
     JSON block, else, for an env whose protocol reads code (the DRC env: a deck in a fenced ``ruby`` block), its
-    last block of that code as the op that takes it, else the whole reply when it is a JSON object; None when
-    the reply holds no action.
+    last block of that code as the op that takes it (a blank block is none of these), else the whole reply when it
+    is a JSON object; None when the reply holds no action.
     Tool calls are as the LLM client keeps them (a function with a name and text arguments); arguments that are
     not a JSON object, or are nested too deeply to read, are passed on as they are, for the env to reject.
 
@@ -145,7 +145,7 @@ def action_from_reply(content: str | None, tool_calls: Sequence[Mapping[str, Any
         except (ValueError, RecursionError):
             return arguments
     text = (content or "").strip()
-    blocks = fenced_blocks(text)
+    blocks = [(language, body) for language, body in fenced_blocks(text) if body.strip()]  # "```\n```" holds none
     json_blocks = [body.strip() for language, body in blocks
                    if language == "json" or (not language and body.lstrip().startswith("{"))]
     if json_blocks:

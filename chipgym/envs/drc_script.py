@@ -33,8 +33,9 @@ Two regimes, on two disjoint pools of each task's layouts (``docs/datasets.md``)
   matched in eighths, which error classes occurred, whether the deck made up a category). A built-in dataset's
   training layouts are redraws of the task's scenes, none congruent to an evaluation layout; a published
   Rule2DRC folder has none, so its tasks take ``regime="evaluation"``.
-- ``regime="evaluation"``: one submit per task for the life of the env, graded on the evaluation layouts;
-  the agent learns only whether it succeeded.
+- ``regime="evaluation"``: one submit per task for the life of the env, graded on the evaluation layouts,
+  each in a fresh KLayout fork (nothing the deck computed on one layout is there on the next, so no verdict
+  can depend on the order); the agent learns only whether it succeeded.
 
 Which training layouts are drawn, and the order in which a deck meets its layouts, come from the grading
 secret (``grading_secret``, else ``$CHIPGYM_GRADING_SEED``, else this machine's own:
@@ -334,7 +335,8 @@ class DrcScriptEnv(TextActionEnv):
             cases = training_draw(task, self._secret, episode.draw)
         else:
             cases = evaluation_order(task, graded_cases(task, self.metric), self._secret)
-        results = self._grader.run(episode.script, [case.gds for case in cases])
+        # evaluation: each layout in a fresh fork, so that no verdict depends on the layouts met before it
+        results = self._grader.run(episode.script, [case.gds for case in cases], isolated=self.regime == "evaluation")
         gold = self._gold.run(task.gold_deck, [case.gds for case in cases]) if self._gold is not None else None
         return compare(cases, task.categories, results, gold, self.metric)
 

@@ -291,3 +291,17 @@ def test_no_training_draw_tells_the_size_of_the_evaluation_pool(tmp_path):
     for index in range(3):
         assert training_draw(small, 7, index) == training_draw(large, 7, index)
         assert len(training_draw(large, 7, index)) == TRAINING_DRAW
+
+
+def test_in_evaluation_nothing_a_deck_computed_on_one_layout_is_there_on_the_next(tasks):
+    """Issue 39, section 3: a deck that is right on all but one layout and flips its verdict at its p-th counted
+    layout passed in the p-th fresh evaluation env. Now each evaluation layout runs in a fresh fork: a deck that
+    fails from its second layout on never fails there, and in training (one fork a submit) it does."""
+    counter = 'raise "counted" if ($n = ($n || 0) + 1) >= 2\n'
+    evaluation = DrcScriptEnv(tasks=tasks, regime="evaluation")
+    _, reward, *_ = submit(evaluation, counter + GOLD)
+    evaluation.close()
+    training = DrcScriptEnv(tasks=tasks)
+    _, _, _, _, info = submit(training, counter + GOLD)
+    training.close()
+    assert reward == 1.0 and info["grade"]["errors"] == ["runtime"]

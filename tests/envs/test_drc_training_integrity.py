@@ -108,22 +108,25 @@ def test_a_training_submit_tells_no_count_the_deck_chooses(width_task):
     assert all(f * 8 == int(f * 8) for f in fractions)
 
 
-def test_the_order_a_deck_meets_its_layouts_comes_from_the_secret_not_the_seed(width_task):
-    """A deck that only counts layouts and answers from a list passes where it knows the order (the secret A),
-    whatever the reset seed, and fails under another secret."""
+def test_in_evaluation_no_verdict_depends_on_the_order_whatever_the_deck_knows(width_task):
+    """The order comes from the secret, not the reset seed; and a deck that counts layouts and answers from the
+    labels in the order it meets them passed evaluation where it knew the order (secret 1234) until each
+    evaluation layout ran in a fresh fork (issue 39, section 3): now every layout is its first, so the deck fails
+    under that secret too, whatever the seed. It passes where every layout has the label of the first, so it runs."""
     order = evaluation_order(width_task, graded_cases(width_task), secret=1234)
     assert order != evaluation_order(width_task, graded_cases(width_task), secret=99)
     verdicts = [case.labels["m1.1"] for case in order]
     counter = ('source($input)\nreport("m1", $output)\n$n = ($n || 0) + 1\n'
                f'(({verdicts})[$n - 1] == 1 ? extent : polygon_layer).output("m1.1", "m1.1")\n')
-    assert evaluate(width_task, counter, grading_secret=1234) == 1.0
-    assert evaluate(width_task, counter, grading_secret=99) == 0.0
+    assert len(set(verdicts)) == 2 and evaluate(width_task, counter, grading_secret=1234) == 0.0
     for seed in (0, 7):
         env = DrcScriptEnv(tasks=[width_task], grading_secret=1234, regime="evaluation")
         env.reset(seed=seed)
         env.step(act.write(counter))
-        assert env.step(act.submit())[1] == 1.0
+        assert env.step(act.submit())[1] == 0.0
         env.close()
+    same = tuple(case for case in width_task.hidden_testcases if case.labels["m1.1"] == verdicts[0])
+    assert evaluate(dataclasses.replace(width_task, hidden_testcases=same), counter, grading_secret=1234) == 1.0
 
 
 def test_no_deck_can_read_the_grading_secret(width_task, monkeypatch):

@@ -171,3 +171,12 @@ def test_finish_reasons_are_logged_and_truncated_replies_counted(drc):
     assert all(len(s["message"]["content"]) == 200 for s in steps(records))
     summary = summarize([LoggedEpisode(records[0], steps(records), records[-1])])
     assert summary["all"]["truncated_replies"] == 3 and summary["all"]["unread_replies"] == 3
+
+
+def test_an_empty_fenced_block_after_the_deck_is_not_read_as_the_deck():
+    """Seen with SmolLM2-135M on llama.cpp's server: a deck in a ruby block, then a run of empty fences, cut at
+    max_tokens; the last (empty) block was written as the deck."""
+    deck = 'source($input)\nreport("r", $output)\ninput(68, 20).width(0.14).output("m1.1", "w")\n'
+    reply = f"```ruby\n{deck}```\n\n# output\n\n```\n\n```\n\n```\n\n```\n\n``"
+    assert json.loads(chat.action_from_reply(reply, None, "chipgym/DrcScript-v0")) == {"op": "write", "script": deck}
+    assert chat.action_from_reply("```\n\n```\n```json\n \n```", None, "chipgym/DrcScript-v0") is None
