@@ -62,6 +62,8 @@ def assemble(source: str, isa: Isa | None = None) -> list[int]:
         tokens = [t.strip() for t in rest.split(",") if t.strip()]
         try:
             if mnemonic == ".word":
+                if len(tokens) != 1:
+                    raise AsmError(".word takes one value")
                 words.append(_int(tokens[0]) & 0xFFFFFFFF)
                 continue
             insn = isa[mnemonic]
