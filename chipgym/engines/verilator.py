@@ -12,12 +12,17 @@ from typing import Sequence
 
 from chipgym.engines.tools import ToolResult, run_tool
 from chipgym.errors import BuildError, PreprocessError
+from chipgym.files import FileRefused, read_regular_file
 
 WARNINGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style")
 FLAGS = ("--cc", "--exe", "--build", "-j", "2", "-O1", *WARNINGS, "--prefix", "Vtop")
 OWN_MACROS = ("VERILATOR", "verilator", "verilator3", "SYSTEMVERILOG", "coverage_block_off")
 """the macros Verilator defines for itself"""
 PREPROCESS_TIMEOUT = 60
+# Of the parse tree Verilator dumps. It prints every node with its path from the root, so a left-deep expression of
+# n operands dumps about n^2 characters (a 144 KB text of three 12,000-operand ANDs took 2.5 GiB to parse here); the
+# fixtures' trees are 47-137 KB, about 14 times their preprocessed text.
+MAX_TREE_BYTES = 32 << 20
 NO_TOP = "chipgym-parse-only"
 """a top module no design can name: Verilator stops right after linking cells, its first tree dump"""
 
@@ -48,7 +53,13 @@ def parse_tree(design: Path, timeout: float = PREPROCESS_TIMEOUT) -> str | None:
         if result.timed_out:
             raise PreprocessError(f"Verilator did not parse the preprocessed design in {timeout} s")
         trees = sorted(Path(tmp).glob("*_cells.tree"))
-        return trees[0].read_text(errors="replace") if trees else None
+        if not trees:
+            return None
+        try:
+            return read_regular_file(trees[0], MAX_TREE_BYTES).decode(errors="replace")
+        except FileRefused as refused:
+            raise PreprocessError(f"Verilator's parse tree of the design is refused ({refused}): a design this "
+                                  "large or this deeply nested is not checked") from None
 
 
 def build_flags(top: str, extra: Sequence[str] = ()) -> tuple[str, ...]:

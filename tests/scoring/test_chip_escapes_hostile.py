@@ -187,3 +187,14 @@ def test_an_undriven_wire_fails_the_port_check(tmp_path):
                   "  assign halted = state == S_HALT || spy_undriven;\n")
     report = check_design(design, formal=False)
     assert report.failed_checks() == ["ports"] and "spy_undriven is used but has no driver" in report.summary()
+
+
+def test_a_design_whose_parse_tree_is_quadratic_is_refused_before_it_is_read(tmp_path):
+    """Issue 40 §4: Verilator's tree dump prints each node's path from the root, so a left-deep AND of n operands
+    dumps about n^2 characters; the grader read and parsed it whole (a 144 KB text took 2.5 GiB). 3,000 operands
+    (27 KB of text) dump 37 MB: refused, unread, as the design's failure."""
+    design = attacks.copy(tmp_path / "deep")
+    deep = " & ".join(f"spy_in[{i % 32}]" for i in range(3000))
+    attacks.patch(design, "  integer i;\n", f"  integer i;\n  reg [31:0] spy_in;\n  wire spy = {deep};\n")
+    with pytest.raises(DesignError, match="parse tree of the design is refused .* over the limit of"):
+        load_design(design)
