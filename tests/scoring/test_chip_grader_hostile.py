@@ -154,6 +154,23 @@ def test_gate_level_cycles_must_equal_the_checked_rtl(fixture_score, fixture_net
     assert f"fibonacci: halted or faulted at cycle {run.cycles}, the checked RTL at" in problem
 
 
+def test_a_crash_at_gate_level_is_the_designs_failure_never_unavailable(fixture_score, fixture_netlist, tmp_path):
+    """Issue 40 §2: a design that stopped itself ($stop) in the gate-level stage's rerun of the checked RTL made the
+    score unavailable, with the held-out program's name and the run's last lines in the reason. A crash there is the
+    design's problem, as in the check (which the scorer then reports as held-out programs only, for a held-out
+    program); here a simulator that aborts stands for the design's own."""
+    arch, latency = load_arch(), {"imem": 1, "dmem": 1}
+    simulator = gate_simulator(fixture_netlist, load_library(OSU018.liberty), 8000, HARNESS)
+    reference = execute(kernel("fibonacci"), arch)
+    rtl = build(load_design(FIXTURES / "multicycle"), HARNESS)
+    crashing = tmp_path / "sim"
+    crashing.write_text("#!/bin/sh\nkill -ABRT $$\n")
+    crashing.chmod(0o755)
+    assert "the checked RTL: fibonacci: simulator crashed" in gate_level(simulator.binary, crashing, reference, arch,
+                                                                          latency).problem
+    assert gate_level(crashing, rtl, reference, arch, latency).problem.startswith("fibonacci: simulator crashed")
+
+
 def test_a_synthesis_pragma_in_a_comment_is_gone_before_any_tool(tmp_path):
     design = attacks.copy(tmp_path / "pragma")
     attacks.patch(design, attacks.LEGAL, f"  // synopsys translate_off\n{attacks.LEGAL}  // synopsys translate_on\n")

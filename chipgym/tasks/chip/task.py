@@ -145,7 +145,8 @@ class ChipTask(ABC):
     def gate_level(self, gate_binary: Path, rtl_binary: Path, design: Design, workload: Workload) -> GateRun:
         """Run ``workload`` on the netlist's simulator ``gate_binary`` (this task's harness built with
         ``-DCHIPGYM_GATE_LEVEL=WORDS``) and compare it with the reference and with the checked RTL's simulator
-        ``rtl_binary``. A simulator that crashes raises :class:`~chipgym.errors.FlowUnavailable`."""
+        ``rtl_binary``. A run that crashes is the design's problem (``GateRun.problem``), as in the check: the
+        same experiment, and a crash says nothing about the machine."""
 
     def stepper(self, design: Design, program: str, stall_seed: int | None = None) -> Stepper:
         """A sandboxed session stepping ``design`` on ``program`` (a public workload's name, or a program text
