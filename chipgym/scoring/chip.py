@@ -55,7 +55,7 @@ from chipgym.tasks.chip.verilator import build
 from chipgym.tasks.grading_seed import grading_seed as resolve_seed
 from chipgym.tasks.grading_seed import heldout_failure
 
-SCORE_VERSION = "3"
+SCORE_VERSION = "4"
 SCORED_WITH = ("yosys", "verilator", "opensta")
 """the tools whose versions a score records"""
 

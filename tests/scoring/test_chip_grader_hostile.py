@@ -146,11 +146,11 @@ def test_gate_level_cycles_must_equal_the_checked_rtl(fixture_score, fixture_net
     simulator = gate_simulator(fixture_netlist, load_library(OSU018.liberty), 8000, HARNESS)
     reference = execute(kernel("fibonacci"), arch)
     rtl = build(load_design(FIXTURES / "multicycle"), HARNESS)
-    run = gate_level(simulator.binary, rtl, reference, arch, latency)
+    run = gate_level(simulator.binary, rtl, reference, arch, latency, 1)
     assert run.problem is None and run.cycles == fixture_score.workloads["fibonacci"]["cycles"]
     # a netlist that computes the same as the RTL that was checked, in fewer cycles
     faster = build(load_design(FIXTURES / "pipelined"), HARNESS)
-    problem = gate_level(simulator.binary, faster, reference, arch, latency).problem
+    problem = gate_level(simulator.binary, faster, reference, arch, latency, 1).problem
     assert f"fibonacci: halted or faulted at cycle {run.cycles}, the checked RTL at" in problem
 
 
@@ -166,9 +166,9 @@ def test_a_crash_at_gate_level_is_the_designs_failure_never_unavailable(fixture_
     crashing = tmp_path / "sim"
     crashing.write_text("#!/bin/sh\nkill -ABRT $$\n")
     crashing.chmod(0o755)
-    assert "the checked RTL: fibonacci: simulator crashed" in gate_level(simulator.binary, crashing, reference, arch,
-                                                                          latency).problem
-    assert gate_level(crashing, rtl, reference, arch, latency).problem.startswith("fibonacci: simulator crashed")
+    crashed_rtl = gate_level(simulator.binary, crashing, reference, arch, latency, 1).problem
+    assert "the checked RTL: fibonacci: simulator crashed" in crashed_rtl
+    assert gate_level(crashing, rtl, reference, arch, latency, 1).problem.startswith("fibonacci: simulator crashed")
 
 
 def test_a_synthesis_pragma_in_a_comment_is_gone_before_any_tool(tmp_path):

@@ -29,6 +29,12 @@ from chipgym.tasks.chip.pysim import Stepper
 from chipgym.tasks.chip.report import CheckReport
 
 
+def stall_seed(index: int, rerun: int = 1) -> int:
+    """The seed of the random memory stalls (or ejection back-pressure) of a check's ``rerun``-th stalled run of its
+    ``index``-th workload (the public ones in :meth:`ChipTask.public_workloads` order, then the held-out ones)."""
+    return rerun * 7919 + index
+
+
 @dataclass(frozen=True)
 class Workload:
     """One workload the scorer runs on the synthesized netlist."""
@@ -140,6 +146,13 @@ class ChipTask(ABC):
     def scored_workloads(self, grading_seed: int | None) -> list[Workload]:
         """What the scorer runs at gate level, in order: the public graded workloads, the held-out ones of
         ``grading_seed`` (none when None), then any checked only."""
+
+    def check_stall_seed(self, workload: Workload) -> int:
+        """The stall seed the check's first stalled run of ``workload`` used: the gate-level stage runs the netlist
+        and the checked RTL under it again, so that a design cannot tell that stage from the check."""
+        public = self.public_workloads()
+        heldout = workload.heldout
+        return stall_seed(len(public) + heldout if heldout is not None else public.index(workload.name))
 
     @abstractmethod
     def gate_level(self, gate_binary: Path, rtl_binary: Path, design: Design, workload: Workload) -> GateRun:

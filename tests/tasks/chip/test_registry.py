@@ -13,7 +13,7 @@ from chipgym.scoring.chip import estimate, score_design
 from chipgym.tasks.chip import check_design
 from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.registry import load_task, task_names
-from chipgym.tasks.chip.task import ChipTask
+from chipgym.tasks.chip.task import ChipTask, stall_seed
 
 UNKNOWN = "unknown chip task 'gpu' (known: " + ", ".join(task_names()) + ")"
 
@@ -79,3 +79,17 @@ def test_the_task_digest_follows_its_code_not_its_designs(name, tmp_path):
     with open(copy / "task.py", "a") as f:
         f.write("# a change to the task's code\n")
     assert type(task)(copy).digest != task.digest
+
+
+@pytest.mark.parametrize("name", task_names())
+def test_the_gate_level_stage_stalls_each_workload_as_the_check_did(name):
+    """Issue 40 §2: the gate-level stage reran every workload under one stall seed no check used, so a design could
+    tell the stages apart. Now each scored workload's seed is the one the check's first stalled run of it used:
+    public ones by their place in the check's order, held-out ones after them."""
+    task = load_task(name)
+    public = task.public_workloads()
+    scored = task.scored_workloads(grading_seed=1234)
+    assert any(w.heldout is not None for w in scored)
+    for workload in scored:
+        index = public.index(workload.name) if workload.heldout is None else len(public) + workload.heldout
+        assert task.check_stall_seed(workload) == stall_seed(index) == 7919 + index

@@ -19,6 +19,7 @@ from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.formal import formal_check
 from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.structural import structural_checks
+from chipgym.tasks.chip.task import stall_seed as stall_seed_of
 from chipgym.tasks.grading_seed import grading_seed as resolve_seed
 from chipgym.tasks.grading_seed import heldout_failure
 
@@ -60,7 +61,7 @@ def run(design: Design, report: CheckReport, programs: list[Program] | None = No
             exact = simulate(binary, prog, arch, latency, watchdog)
             problem = divergence(ref, exact)
             for seed in stall_seeds if problem is None else ():
-                stall_seed = seed * 7919 + index
+                stall_seed = stall_seed_of(index, seed)
                 stalled = simulate(binary, prog, arch, latency, watchdog, stall_seed, STALL_PERMILLE)
                 if (problem := divergence(ref, stalled)):
                     problem += f" [random stalls, seed {stall_seed}]"

@@ -16,7 +16,6 @@ from chipgym.tasks.chip.cpu.reference import Run
 from chipgym.tasks.chip.cpu.testbench import divergence, simulate
 from chipgym.tasks.chip.task import GateRun
 
-GATE_STALL_SEED = 1
 SIM_TIMEOUT = 300  # a gate-level build at -O0 runs about 2.5 times slower than the RTL's
 
 
@@ -33,17 +32,19 @@ def gate_run(binary: Path, reference: Run, arch: Arch, latency: dict[str, int], 
                    {"retired": len(reference.retirements)})
 
 
-def gate_level(binary: Path, rtl: Path, reference: Run, arch: Arch, latency: dict[str, int]) -> GateRun:
-    """The netlist's run with exact memories, its problem the first way it or a run with random stalls differs
-    from the reference's outcome or from the run of the checked RTL's simulator ``rtl`` under the same stalls
-    (with exact memories, the RTL run that lockstep tied to the timing model)."""
+def gate_level(binary: Path, rtl: Path, reference: Run, arch: Arch, latency: dict[str, int],
+               stall_seed: int) -> GateRun:
+    """The netlist's run with exact memories, its problem the first way it or a run with random stalls of
+    ``stall_seed`` (the check's for this program) differs from the reference's outcome or from the run of the
+    checked RTL's simulator ``rtl`` under the same stalls (with exact memories, the RTL run that lockstep tied to
+    the timing model)."""
     exact = gate_run(binary, reference, arch, latency)
     problem = exact.problem or _rtl_problem(rtl, reference, arch, latency, 0, 0, exact.cycles)
     if problem is None:
-        stalled = gate_run(binary, reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE)
-        problem = stalled.problem or _rtl_problem(rtl, reference, arch, latency, GATE_STALL_SEED, STALL_PERMILLE,
+        stalled = gate_run(binary, reference, arch, latency, stall_seed, STALL_PERMILLE)
+        problem = stalled.problem or _rtl_problem(rtl, reference, arch, latency, stall_seed, STALL_PERMILLE,
                                                   stalled.cycles)
-        problem = problem and f"{problem} [random stalls, seed {GATE_STALL_SEED}]"
+        problem = problem and f"{problem} [random stalls, seed {stall_seed}]"
     return GateRun(exact.workload, exact.cycles, exact.toggles, problem, exact.figures)
 
 

@@ -55,7 +55,7 @@ class CpuTask(ChipTask):
     def gate_level(self, gate_binary: Path, rtl_binary: Path, design: Design, workload: Workload) -> GateRun:
         arch = load_arch()
         latency = {m: arch.latency_cycles(m, design.clock_period_ps) for m in ("imem", "dmem")}
-        return gate_level(gate_binary, rtl_binary, workload.data, arch, latency)
+        return gate_level(gate_binary, rtl_binary, workload.data, arch, latency, self.check_stall_seed(workload))
 
     def stepper(self, design: Design, program: str, stall_seed: int | None = None) -> Stepper:
         from chipgym.tasks.chip.cpu.stepping import Stepper, resolve_program

@@ -18,6 +18,7 @@ from chipgym.tasks.chip.noc.traffic import Trace
 from chipgym.tasks.chip.noc.workloads import public_traces
 from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.structural import structural_checks
+from chipgym.tasks.chip.task import stall_seed as stall_seed_of
 from chipgym.tasks.grading_seed import grading_seed as resolve_seed
 from chipgym.tasks.grading_seed import heldout_failure
 
@@ -52,7 +53,7 @@ def run(design: Design, report: CheckReport, traces: list[Trace] | None = None, 
             exact = simulate(binary, trace, arch=arch)
             problem = divergence(trace, exact, arch)
             for seed in stall_seeds if problem is None else ():
-                stall_seed = seed * 7919 + index
+                stall_seed = stall_seed_of(index, seed)
                 stalled = simulate(binary, trace, stall_seed, STALL_PERMILLE, arch=arch)
                 if (problem := divergence(trace, stalled, arch)):
                     problem += f" [ejection back-pressure, seed {stall_seed}]"

@@ -14,7 +14,6 @@ from chipgym.tasks.chip.noc.testbench import SimResult, divergence, simulate
 from chipgym.tasks.chip.noc.traffic import Trace
 from chipgym.tasks.chip.task import GateRun
 
-GATE_STALL_SEED = 1
 SIM_TIMEOUT = 300  # a gate-level build at -O0 runs several times slower than the RTL's
 
 
@@ -36,14 +35,15 @@ def _problem(gate: SimResult, rtl: SimResult, trace: Trace) -> str | None:
     return None
 
 
-def gate_level(binary: Path, rtl: Path, trace: Trace) -> GateRun:
+def gate_level(binary: Path, rtl: Path, trace: Trace, stall_seed: int) -> GateRun:
     """The netlist's run without back-pressure (its toggles and drain cycle), its problem the first way it or a
-    run with seeded back-pressure differs from the reference or from the checked RTL's simulator ``rtl``."""
+    run with the back-pressure of ``stall_seed`` (the check's for this trace) differs from the reference or from
+    the checked RTL's simulator ``rtl``."""
     exact = _run(binary, trace, 0, 0)
     problem = _problem(exact, _run(rtl, trace, 0, 0), trace)
     if problem is None:
-        stalled = _run(binary, trace, GATE_STALL_SEED, STALL_PERMILLE)
-        problem = _problem(stalled, _run(rtl, trace, GATE_STALL_SEED, STALL_PERMILLE), trace)
-        problem = problem and f"{problem} [ejection back-pressure, seed {GATE_STALL_SEED}]"
+        stalled = _run(binary, trace, stall_seed, STALL_PERMILLE)
+        problem = _problem(stalled, _run(rtl, trace, stall_seed, STALL_PERMILLE), trace)
+        problem = problem and f"{problem} [ejection back-pressure, seed {stall_seed}]"
     return GateRun(trace.name, exact.drained, exact.toggles or [], problem,
                    {"flits": trace.flits, "weight_percent": round(trace.weight * 100)})

@@ -52,7 +52,7 @@ class NocTask(ChipTask):
         return graded + [Workload(t.name, False, None, t) for t in public_traces() if t.name in CHECKED_ONLY]
 
     def gate_level(self, gate_binary: Path, rtl_binary: Path, design: Design, workload: Workload) -> GateRun:
-        return gate_level(gate_binary, rtl_binary, workload.data)
+        return gate_level(gate_binary, rtl_binary, workload.data, self.check_stall_seed(workload))
 
     def cost_terms(self, workloads: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
         """The weighted means over the graded traces of the drain time (us) and the energy (nJ) per :data:`FLITS`."""
