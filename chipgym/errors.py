@@ -91,6 +91,10 @@ class PreprocessError(DesignError):
     """The design's directives are malformed (a missing or recursive include, an unbalanced `ifdef)."""
 
 
+class ElaborationError(DesignError):
+    """Yosys could not elaborate the design into the one design every tool reads; the message says why."""
+
+
 class BuildError(AgentError):
     """Verilator rejected the design; the message holds the first errors."""
 

@@ -38,11 +38,13 @@ MEMORY_BOMB = """
 """a block of 2**27 words of 1024 bits: 16 GiB, over every sandbox's address space cap"""
 
 
-def without_construct_refusal(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
-    """Designs load even with constructs that run outside the design ($system, $fopen, ...), in a cache of their
-    own (so that no refused text is stored as accepted): for tests of the sandbox behind the refusal."""
+def as_written(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
+    """Designs reach the simulators as written: constructs that run outside the design ($system, $fopen, ...) are
+    not refused and Yosys does not make the one reading of them (which drops or refuses those constructs), in a
+    cache of their own (so that no refused text is stored as accepted): for tests of the sandbox behind both."""
     monkeypatch.setenv("CHIPGYM_CACHE", str(cache))
     monkeypatch.setattr("chipgym.tasks.chip.preprocess.refused_constructs", lambda text: [])
+    monkeypatch.setattr("chipgym.tasks.chip.design.canonical", lambda text, top: text)
 
 
 def with_block(block: str) -> str:
@@ -121,4 +123,23 @@ def partial_lhs(dest: Path) -> Path:
     imem_req_addr[1:0] } = 20'h00000;``, which OpenSTA 2.0.17 cannot parse."""
     design = copy(dest)
     patch(design, "  assign imem_req_addr  = pc;\n", "  assign imem_req_addr  = {18'd0, pc[13:2], 2'b00};\n")
+    return design
+
+
+FACES = {
+    "quotient by zero": ("", "(1'b1 / rst)"),
+    "remainder by zero": ("", "(1'b1 % rst)"),
+    "bit-select past the end": ("  wire [0:0] spy_bit = 1'b1;\n", "spy_bit[!rst]"),
+}
+"""Selectors plain Verilog leaves to the tool, 0 to Verilator and 1 to Yosys after reset (issue 40 §1)"""
+
+
+def two_faced_multiplier(dest: Path, face: str) -> Path:
+    """MUL behind the selector ``FACES[face]``: the full multiplier where it reads 0, a 32 x 16-bit one, wrong on
+    every wider multiplier, where it reads 1."""
+    declaration, selector = FACES[face]
+    design = copy(dest)
+    patch(design, "  integer i;\n", "  integer i;\n" + declaration)
+    patch(design, "      default: alu = a * y;\n",
+          f"      default: alu = {selector} ? a * {{{{16{{y[15]}}}}, y[15:0]}} : a * y;\n")
     return design

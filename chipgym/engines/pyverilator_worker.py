@@ -19,10 +19,13 @@ fd 1 and 2, goes to stderr):
 import ctypes
 import json
 import os
+import re
 import sys
 
 TRACE = "/tmp/window.vcd"
 MAX_SIGNALS = 4096  # names listed at start
+ELABORATED = re.compile(r"_\d+_")  # a net Yosys named (chipgym.tasks.chip.canonical)
+PART = re.compile(r"(.+)\[(\d+)(?::(\d+))?\]")  # a wire split from a vector: "pc[3]", "ir[24:22]"
 MAX_CHANGES = 50_000  # per signal and window
 
 
@@ -72,7 +75,10 @@ class Model:
 
 
 def signal_names(model, parse_vcd):
-    """The design's traced signals, named from inside its top module (``pc``, ``regs[3]``, ``alu.y``)."""
+    """The design's traced signals, named from inside its top module (``pc``, ``regs[3]``, ``alu.y``), and the
+    parts each vector was split into: the canonical design (:mod:`chipgym.tasks.chip.canonical`) splits a vector
+    into wires of a bit or a range (``pc[3]``, ``ir[24:22]``), which are listed whole again; the nets its
+    elaboration named itself (``_0123_``) are left out."""
     model.start_trace()
     model.lib.add_to_vcd_trace(model.trace, 0)  # the header, without evaluating the design
     model.stop_trace()
@@ -80,18 +86,67 @@ def signal_names(model, parse_vcd):
     with open(TRACE) as vcd:
         signals, _ = parse_vcd(vcd, keep=lambda name: name.startswith(prefix), max_changes=1)
     os.unlink(TRACE)
-    return prefix, sorted((name[len(prefix):], s.width) for name, s in signals.items())[:MAX_SIGNALS]
+    widths = {name[len(prefix):]: s.width for name, s in signals.items()
+              if not ELABORATED.fullmatch(name[len(prefix):])}
+    parts = vector_parts(widths)
+    split = {part for kept in parts.values() for part, _ in kept}
+    whole = {name: width for name, width in widths.items() if name not in split}
+    whole.update({vector: sum(widths[part] for part, _ in kept) for vector, kept in parts.items()})
+    return prefix, sorted(whole.items())[:MAX_SIGNALS], parts
 
 
-def window(prefix, wanted, parse_vcd):
-    """The changes of the ``wanted`` signals in the trace just written: name -> [[tick, value], ...]."""
+def vector_parts(widths):
+    """``{vector: [(part, lowest bit), ...]}`` for the names of ``widths`` that are parts of a vector not itself
+    named (``pc[0]`` ... ``pc[31]``; ``ir[24:22]`` of width 3), where the parts cover its bits exactly once."""
+    found = {}
+    for name, width in widths.items():
+        part = PART.fullmatch(name)
+        if part:
+            high, low = int(part[2]), int(part[3] if part[3] is not None else part[2])
+            if high - low + 1 == width:
+                found.setdefault(part[1], []).append((name, low, width))
+    parts = {}
+    for vector, pieces in found.items():
+        bits = sorted(bit for _, low, width in pieces for bit in range(low, low + width))
+        if vector not in widths and bits == list(range(bits[0], bits[0] + len(bits))):
+            parts[vector] = [(name, low - bits[0]) for name, low, _ in pieces]
+    return parts
+
+
+def window(prefix, wanted, parts, parse_vcd):
+    """The changes of the ``wanted`` signals in the trace just written: name -> [[tick, value], ...], a vector
+    of ``parts`` put together from its parts' changes."""
     if not os.path.exists(TRACE):
         return {}
-    keep = {prefix + name for name in wanted}
+    read = {part for name in wanted for part, _ in parts.get(name, [(name, 0)])}
+    keep = {prefix + name for name in read}
     with open(TRACE) as vcd:
         signals, changes = parse_vcd(vcd, keep=keep.__contains__, max_changes=MAX_CHANGES)
     os.unlink(TRACE)
-    return {name[len(prefix):]: [list(c) for c in changes[name]] for name in signals}
+    own = {name[len(prefix):]: changes[name] for name in signals}
+    shown = {}
+    for name in wanted:
+        if name in parts:
+            shown[name] = joined([(own.get(part, []), shift) for part, shift in parts[name]])
+        elif name in own:
+            shown[name] = [list(c) for c in own[name]]
+    return shown
+
+
+def joined(pieces):
+    """One vector's changes from its parts' (``[(changes, shift), ...]``): its value after each tick at which a
+    part changed."""
+    events = sorted((tick, shift, value) for changes, shift in pieces for tick, value in changes)
+    current, value, out = {}, None, []
+    for index, (tick, shift, part_value) in enumerate(events):
+        current[shift] = part_value
+        if index + 1 < len(events) and events[index + 1][0] == tick:
+            continue
+        now = sum(v << s for s, v in current.items())
+        if now != value:
+            out.append([tick, now])
+            value = now
+    return out[:MAX_CHANGES]
 
 
 def main():
@@ -114,7 +169,7 @@ def main():
     bench_code = compile(open(bench_path).read(), bench_path, "exec")
     reply({"started": True})
     model = Model(PyVerilator(library, auto_eval=False))
-    prefix, signals = signal_names(model, parse_vcd)
+    prefix, signals, parts = signal_names(model, parse_vcd)
     reply({"ready": True, "signals": signals})
     bench, cycle = None, 0
     for line in sys.stdin:
@@ -137,7 +192,7 @@ def main():
                 cycle += 1
             model.stop_trace()
             reply({"cycle": cycle, "done": bench.done, "events": bench.events,
-                   "changes": window(prefix, request["signals"], parse_vcd)})
+                   "changes": window(prefix, request["signals"], parts, parse_vcd)})
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from typing import Sequence
 
 from chipgym.engines.tools import ToolResult, run_tool
 from chipgym.errors import FlowUnavailable, SynthesisError
+from chipgym.files import FileRefused, read_regular_file
 
 # An honest CPU elaborates in ~2 s and 80 MB; a recursive `include grows Yosys by ~40 MB/s until a bound stops it.
 ELABORATION_SECONDS = 60
@@ -41,6 +42,15 @@ SYNTHESIS_TIMEOUT = 900
 # `synth -flatten`'s fine stage, run by hand so that the design it hands to ABC is saved (Yosys 0.23's `help synth`)
 FINE = ("opt -fast -full", "memory_map", "opt -full", "techmap", "opt -fast")
 HANDED_TO_ABC = "handed-to-abc.il"
+# The cpu fixtures lower in 1-3 s and ~100 MB; the limits are synthesis's own order, well above any honest core.
+# Of what Yosys writes for a design and the grader reads back whole; past them the design fails (the fixtures'
+# elaboration logs are under 1 MiB, their synthesized netlists' JSON under 16 MiB).
+MAX_LOG_BYTES = 64 << 20
+MAX_JSON_BYTES = 256 << 20
+CANONICAL_SECONDS = 300
+# A design's own properties are removed, as the formal gate removes them; its free values are refused.
+FORMAL_VALUES = "t:$anyconst t:$anyseq t:$allconst t:$allseq"
+CANONICAL_MEMORY = 2 << 30
 EQUIVALENCE_TIMEOUT = 900
 PROOF_SCRIPT = "read_aiger {aiger}; dprove"
 _DIFFERENT = re.compile(r"Output (\d+) of miter .* was asserted in frame (\d+)")
@@ -66,14 +76,58 @@ def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
                   f"write_json {out}")
         result = run_tool(["yosys", "-q", "-l", str(log), "-p", script], cwd=folder, readable=(folder,),
                           writable=(tmp,), timeout=ELABORATION_SECONDS, memory=ELABORATION_MEMORY)
-        text = log.read_text(errors="replace") if log.exists() else ""
         if not result.ok:
-            errors = [line for line in (result.stderr + text).splitlines() if "ERROR" in line] or [result.tail()]
+            errors = [line for line in (result.stderr + _tail(log)).splitlines() if "ERROR" in line] or [result.tail()]
             return Elaboration(problems=[f"yosys: {errors[0].strip()}"])
-        problems = fatal_problems(text)
-        module = json.loads(out.read_text())["modules"][top]
+        try:
+            problems = fatal_problems(read_output(log, MAX_LOG_BYTES))
+            module = json.loads(read_output(out, MAX_JSON_BYTES))["modules"][top]
+        except FileRefused as refused:
+            return Elaboration(problems=[f"yosys's elaboration of the design is refused unread: {refused}"])
     ports = {n: (p["direction"], len(p["bits"])) for n, p in module["ports"].items()}
     return Elaboration(ports, problems)
+
+
+def canonicalize(text: Path, top: str, out: Path) -> str | None:
+    """Write to ``out`` the design ``top`` of the preprocessed ``text`` as ``synth -flatten`` hands it to ABC (every
+    operator lowered to single-bit gates and flops, memories to flops, a value Yosys leaves undefined made 0), as
+    Verilog; None, or why Yosys refused it (the design's failure, as in :func:`elaborate`).
+
+    Every net driven by more than one gate is split into one wire per bit: Verilator 5.006 evaluates a loop that
+    runs through one vector's bits (bit 3 from bit 1 of the same wire, as in an adder's carries) wrongly, so the
+    pipelined fixture, lowered but not split, multiplied wrong."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "log"
+        script = "; ".join([f"read_verilog -formal -nopp {_files([Path(text.name)])}", "chformal -remove",
+                            f"hierarchy -check -top {top}", f"select -assert-none {FORMAL_VALUES}",
+                            f"synth -flatten -nofsm -top {top} -run begin:fine", *FINE, "setundef -zero", "opt_clean",
+                            "splitnets -driver",
+                            f'write_verilog -noattr "{out}"'])
+        result = run_tool(["yosys", "-q", "-l", str(log), "-p", script], cwd=text.parent, readable=(text.parent,),
+                          writable=(tmp, out.parent), timeout=CANONICAL_SECONDS, memory=CANONICAL_MEMORY)
+        if result.ok:
+            return None
+        if result.timed_out:
+            return f"yosys did not elaborate the design within {CANONICAL_SECONDS} s"
+        errors = [line for line in (result.stderr + _tail(log)).splitlines() if "ERROR" in line] or [result.tail()]
+        if "selection is not empty" in errors[0]:
+            return "the design uses a value only a proof has ($anyconst, $anyseq, $allconst or $allseq)"
+        return f"yosys: {errors[0].strip()}"
+
+
+def _tail(log: Path, limit: int = 64 << 10) -> str:
+    """The last ``limit`` bytes of a sandboxed tool's log (its length is the tool's to choose)."""
+    if not log.exists():
+        return ""
+    with log.open("rb") as file:
+        file.seek(max(0, log.stat().st_size - limit))
+        return file.read().decode(errors="replace")
+
+
+def read_output(path: Path, limit: int) -> str:
+    """The text of a file a sandboxed Yosys wrote for a design, of at most ``limit`` bytes (its size is the
+    design's to choose); FileRefused past it, unread."""
+    return read_regular_file(path, limit).decode(errors="replace")
 
 
 def fatal_problems(log: str) -> list[str]:
@@ -226,7 +280,7 @@ def read_proof(stdout: str, seconds: float) -> Proof:
 def _raise_for(result: ToolResult, log: Path) -> None:
     if result.ok:
         return
-    text = (log.read_text() if log.exists() else "") + result.stderr
+    text = _tail(log) + result.stderr
     if result.timed_out or result.returncode < 0 or "out of memory" in text.lower() or "bad_alloc" in text:
         raise FlowUnavailable(f"yosys did not finish (exit {result.returncode}): {result.tail(3)}")
     errors = [line.strip() for line in text.splitlines() if "ERROR" in line] or [result.tail(5)]

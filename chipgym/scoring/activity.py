@@ -20,8 +20,6 @@ from chipgym.scoring.synthesis import Netlist
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.verilator import build
 
-FAST_BUILD = ("-MAKEFLAGS", "OPT_FAST=-O0", "-MAKEFLAGS", "OPT_SLOW=-O0", "-CFLAGS", "-O0")
-
 
 @dataclass(frozen=True)
 class GateSimulator:
@@ -40,9 +38,10 @@ def gate_simulator(netlist: Netlist, library: Library, period_ps: int, harness: 
     (folder / "rtl" / "netlist.v").write_text(functional.verilog)
     (folder / "design.toml").write_text(f'top = "{netlist.top}"\nclock_period_ps = {period_ps}\n')
     words = (len(functional.nets) + 31) // 32
-    design = Design(folder, netlist.top, period_ps, (folder / "rtl" / "netlist.v",), folder / "none.py")
+    verilog = folder / "rtl" / "netlist.v"
+    design = Design(folder, netlist.top, period_ps, (verilog,), folder / "none.py", verilog)
     try:
-        binary = build(design, harness, (*FAST_BUILD, "-CFLAGS", f"-DCHIPGYM_GATE_LEVEL={words}"))
+        binary = build(design, harness, ("-CFLAGS", f"-DCHIPGYM_GATE_LEVEL={words}"))
     except BuildError as e:
         raise FlowUnavailable(f"the gate-level netlist did not build: {e}") from None
     return GateSimulator(binary, functional, module)

@@ -11,10 +11,9 @@ flop that stores its complement is read as storing its state, :func:`stored_as_n
 ``dprove`` shows it can never be 1 (signal correspondence matches the flops, then induction), for every
 input sequence and every number of cycles. A netlist shown different, or not proven, is refused.
 
-What the proof cannot see is a difference between Verilator's and Yosys's reading of the one text; that is
-why the text may hold no attribute, metacomment, ``x`` or ``z`` (:mod:`chipgym.tasks.chip.constructs`), and
-why the gate-level runs still compare the netlist with the checked RTL's runs. Verdicts are cached by the
-netlist's own key.
+Synthesis starts from the canonical design the checks ran (:mod:`chipgym.tasks.chip.canonical`), already
+lowered to gates by Yosys, so the proof ties the netlist to what was checked; the gate-level runs still
+compare the netlist with the checked design's runs. Verdicts are cached by the netlist's own key.
 
 >>> from chipgym.scoring.profile import load_profile
 >>> from chipgym.scoring.synthesis import synthesize

@@ -75,7 +75,7 @@ def place_and_route(design: Design, out_dir: Path, max_cells: int = MAX_CELLS, t
     if not qflow.available():
         return PhysicalResult(Status.UNAVAILABLE, "qflow or its osu018 technology is not installed", period)
     gds = out_dir / f"{design.top}.gds"
-    source = "\n".join(p.read_text() for p in design.rtl)  # the preprocessed text, the retirement port kept
+    source = "\n".join(p.read_text() for p in design.rtl)  # the canonical design, the retirement port kept
     try:
         run = qflow.place_and_route(source, design.top, period, clock, max_cells, timeout, gds)
     except ToolMissingError as e:

@@ -1,6 +1,6 @@
 """Synthesis of a design to a gate-level netlist of a profile's cells, with Debian's Yosys 0.23, sandboxed.
 
-Yosys reads the one preprocessed text that was checked (:func:`chipgym.engines.yosys.synthesize`); the
+Yosys reads the one canonical design that was checked (:mod:`chipgym.tasks.chip.canonical`); the
 simulation-only ports the caller names (the retirement port) stop being ports, so the logic that only fed them
 is removed and the rest is the checked design. Mapping buffers and sizes for the profile's driving cell and
 output load: without it one unbuffered high-fanout net makes timing meaningless. Yosys 0.23's ``abc`` takes
@@ -34,6 +34,7 @@ from pathlib import Path
 from chipgym.cache import default_cache
 from chipgym.engines import yosys
 from chipgym.errors import SynthesisError
+from chipgym.files import FileRefused
 from chipgym.scoring.liberty import PARSER_VERSION, Library, cell_texts, header_text, load_library
 from chipgym.scoring.profile import Profile
 from chipgym.tasks.chip.design import Design
@@ -77,7 +78,11 @@ def synthesize(design: Design, profile: Profile, simulation_ports: tuple[str, ..
         library = load_library(profile.liberty)
         seconds = yosys.synthesize(design.rtl, design.top, liberty, profile.driving_cell,
                                    profile.output_load_ff * 1e-15 / library.cap_unit_f, simulation_ports, work)
-        types = cell_types(json.loads((work / "netlist.json").read_text()), design.top, library)
+        try:
+            netlist = json.loads(yosys.read_output(work / "netlist.json", yosys.MAX_JSON_BYTES))
+        except FileRefused as refused:
+            raise SynthesisError(f"the synthesized netlist is refused unread: {refused}") from None
+        types = cell_types(netlist, design.top, library)
         area = sum(library.cells[t].area_um2 * n for t, n in types.items())
         meta = {"top": design.top, "area_um2": round(area, 4), "cells": sum(types.values()), "cell_types": types,
                 "seconds": round(seconds, 3)}

@@ -20,7 +20,7 @@ from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.verilator import build
 from chipgym.tasks.grading_seed import SEED_ENV
 
-from chip_attacks import MEMORY_BOMB, with_block, without_construct_refusal
+from chip_attacks import MEMORY_BOMB, as_written, with_block
 
 RTL = "rtl/chipgym_cpu.v"
 BOUND_SECONDS = 300  # a cold Verilator build takes ~20 s on 2 cores; the rest is a few seconds
@@ -71,7 +71,7 @@ def test_system_fopen_and_readmemh_reach_nothing_of_the_host(env, tmp_path, monk
     assert "TOPSECRET" not in shown(obs, info) and "deadbeef" not in shown(obs, info)
     assert "8675309" not in shown(obs, info)
     # past the refusal, the simulator that the functional check would run stays in its sandbox
-    without_construct_refusal(monkeypatch, tmp_path / "cache")
+    as_written(monkeypatch, tmp_path / "cache")
     design = tmp_path / "spy"
     shutil.copytree(FIXTURES / "multicycle", design)
     (design / RTL).write_text(rtl)
@@ -94,8 +94,10 @@ def test_a_core_that_never_halts_fails_by_the_watchdog(env):
     assert obs["feedback"] == "clock_period_ps = 2000 in design.toml."
 
 
-def test_a_design_that_exhausts_memory_fails_the_check(env):
-    # 2**27 words of 1024 bits: 16 GiB, over the tool sandbox's 8 GiB address space cap.
+def test_a_design_that_exhausts_memory_fails_the_check(env, tmp_path, monkeypatch):
+    # 2**27 words of 1024 bits: 16 GiB, over the tool sandbox's 8 GiB address space cap. Yosys's one reading
+    # removes the memory (only a $display reads it); the bomb reaches Verilator as written.
+    as_written(monkeypatch, tmp_path / "cache")
     start = time.monotonic()
     env.step(act.write(RTL, with_block(MEMORY_BOMB)))
     obs, reward, terminated, truncated, info = env.step(act.check())

@@ -98,9 +98,9 @@ def test_a_build_error_is_feedback_and_the_env_goes_on(env):
     env.reset(seed=0, options={"start": "multicycle"})
     env.step(act.write("rtl/chipgym_cpu.v", "module chipgym_cpu(input clk);\n  wire x = ;\nendmodule\n"))
     obs, reward, terminated, truncated, info = env.step(act.simulate("memcpy"))
-    assert info["status"] == "failed" and info["simulate"] == {"error": "build"} and not terminated
-    assert "the design does not build" in obs["feedback"] and "syntax error" in obs["feedback"]
-    assert "%Error: chipgym_cpu.v:2:" in obs["feedback"] and "/tmp/" not in obs["feedback"]
+    assert info["status"] == "failed" and info["simulate"] == {"error": "design"} and not terminated
+    assert "the design could not be elaborated" in obs["feedback"] and "syntax error" in obs["feedback"]
+    assert "rtl/chipgym_cpu.v line 2: ERROR" in obs["feedback"] and "/tmp/" not in obs["feedback"]
     assert (env.render() == 255).all()  # nothing simulated to draw
     env.reset(seed=0, options={"start": "multicycle"})
     obs, *_, info = env.step(act.simulate("ADDI r1, r0, 5\nHALT", signals=["regs[1]"]))

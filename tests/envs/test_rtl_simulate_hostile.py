@@ -1,6 +1,7 @@
 """Hostile designs played through chipgym/RtlDesign-v0's simulate action: a design's pyverilator library runs
 only in its sandboxed worker, and one that floods, spins or exhausts memory ends its session with feedback
-while the env lives on."""
+while the env lives on. Yosys's one reading of a design drops or refuses what these designs do
+(``tests/scoring/test_chip_one_reading_hostile.py``): here they reach the sandbox behind it as written."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
 from chipgym.tasks.grading_seed import SEED_ENV
 
-from chip_attacks import MEMORY_BOMB, with_block, without_construct_refusal
+from chip_attacks import MEMORY_BOMB, as_written, with_block
 
 RTL = "rtl/chipgym_cpu.v"
 BOUND_SECONDS = 120  # a cold pyverilator build takes ~5-10 s here; the time limits below are 10-30 s
@@ -45,7 +46,8 @@ def stopped(env, block: str, expected: str) -> dict:
     return info
 
 
-def test_a_design_printing_megabytes_is_stopped(env):
+def test_a_design_printing_megabytes_is_stopped(env, tmp_path, monkeypatch):
+    as_written(monkeypatch, tmp_path / "cache")
     flood = """
   integer flood_i;
   always @(posedge clk) for (flood_i = 0; flood_i < 100000; flood_i = flood_i + 1)
@@ -56,7 +58,7 @@ def test_a_design_printing_megabytes_is_stopped(env):
 
 def test_a_child_of_the_worker_cannot_write_to_its_reply_pipe(env, tmp_path, monkeypatch):
     # the worker's descriptors show in /proc to its own uid, but the pipes are this side's: opening one fails
-    without_construct_refusal(monkeypatch, tmp_path / "cache")  # $system is refused before any build
+    as_written(monkeypatch, tmp_path / "cache")  # $system is refused before any build
     forge = """
   integer forge_r;
   initial forge_r = $system("for f in /proc/$PPID/fd/[1-9]; do head -c 80000000 /dev/zero > $f; done");
@@ -67,7 +69,8 @@ def test_a_child_of_the_worker_cannot_write_to_its_reply_pipe(env, tmp_path, mon
     assert obs["feedback"].count("Permission denied") >= 3, obs["feedback"]  # stdout, stderr and the replies
 
 
-def test_a_design_spinning_inside_one_time_step_is_killed(env):
+def test_a_design_spinning_inside_one_time_step_is_killed(env, tmp_path, monkeypatch):
+    as_written(monkeypatch, tmp_path / "cache")
     spin = """
   integer spin_i = 0;
   initial while (1) spin_i = spin_i + 1;
@@ -75,7 +78,8 @@ def test_a_design_spinning_inside_one_time_step_is_killed(env):
     stopped(env, spin, "did not answer within 10 s")
 
 
-def test_a_design_that_exhausts_memory_is_stopped(env):
+def test_a_design_that_exhausts_memory_is_stopped(env, tmp_path, monkeypatch):
+    as_written(monkeypatch, tmp_path / "cache")
     # 2**27 words of 1024 bits: 16 GiB, over the session's 2 GiB address space cap.
     stopped(env, MEMORY_BOMB, "bad_alloc")
 
@@ -85,7 +89,7 @@ def test_the_design_runs_without_network_host_files_or_the_grading_seed(env, tmp
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET-42")
     secret.chmod(0o644)
-    without_construct_refusal(monkeypatch, tmp_path / "cache")  # $system and $fopen are refused before any build
+    as_written(monkeypatch, tmp_path / "cache")  # $system and $fopen are refused before any build
     # $system and $fopen are compiled into the library (Yosys never sees it here); what they reach is printed
     spy = f"""
   integer spy_r, spy_fd, spy_c;

@@ -10,6 +10,7 @@ import secrets
 
 import pytest
 
+from chipgym.engines import verilator, yosys
 from chipgym.engines.verilator import run_simulator
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
@@ -77,7 +78,7 @@ def test_past_the_refusal_the_forged_end_line_never_reaches_the_verdict(tmp_path
     # the harness writes its verdict through a copy of the descriptor it takes before the model exists, and the
     # design's stdout is /dev/null: the same forger, built anyway, prints its END line into nothing
     design = c_forger(tmp_path / "forger")
-    attacks.without_construct_refusal(monkeypatch, tmp_path / "cache")
+    attacks.as_written(monkeypatch, tmp_path / "cache")
     report = check_design(design, programs=programs(range(1)), formal=False)
     assert report.failed_checks() == ["functional"] and "counter stalls expected" in report.summary()
 
@@ -198,3 +199,33 @@ def test_a_design_whose_parse_tree_is_quadratic_is_refused_before_it_is_read(tmp
     attacks.patch(design, "  integer i;\n", f"  integer i;\n  reg [31:0] spy_in;\n  wire spy = {deep};\n")
     with pytest.raises(DesignError, match="parse tree of the design is refused .* over the limit of"):
         load_design(design)
+
+
+def test_a_refused_text_is_not_scanned_again(tmp_path, monkeypatch):
+    """Issue 40 §4: a refused text was scanned again at every action, its 37 MB tree dumped each time. Its
+    refusal is stored under the text's hash beside the accepted texts: the same text is refused unscanned."""
+    monkeypatch.setenv("CHIPGYM_CACHE", str(tmp_path / "cache"))
+    dumped = []
+    monkeypatch.setattr(verilator, "parse_tree", lambda design, dump=verilator.parse_tree: dumped.append(design)
+                        or dump(design))
+    design = attacks.copy(tmp_path / "deep")
+    deep = " & ".join(f"spy_in[{i % 32}]" for i in range(3000))
+    attacks.patch(design, "  integer i;\n", f"  integer i;\n  reg [31:0] spy_in;\n  wire spy = {deep};\n")
+    refusals = []
+    for _ in range(2):
+        with pytest.raises(DesignError, match="parse tree of the design is refused") as refused:
+            load_design(design)
+        refusals.append(str(refused.value))
+    assert len(dumped) == 1 and refusals[0] == refusals[1]
+
+
+def test_yosys_output_past_its_bound_is_the_designs_failure_unread(tmp_path, monkeypatch):
+    """Yosys warns of an undriven wire once per bit and writes every bit to its JSON, so the design chose the size
+    of the log and the netlist the grader read back whole: 64 Ki bits of one wire give a 3.6 MB log. Both are read
+    through the bounded reader; here its bound is lowered under that log, and the design fails, the log unread."""
+    text = tmp_path / "design.v"
+    text.write_text("module spy(output o);\n  wire [65535:0] w;\n  assign o = ^w;\nendmodule\n")
+    assert len(yosys.elaborate((text,), "spy").problems) == 1  # read whole: one problem for the 65,536 warnings
+    monkeypatch.setattr(yosys, "MAX_LOG_BYTES", 1 << 20)
+    problems = yosys.elaborate((text,), "spy").problems
+    assert len(problems) == 1 and "refused unread" in problems[0] and "over the limit of 1048576" in problems[0]

@@ -1,8 +1,11 @@
 """A design folder: ``design.toml`` (top module, clock period in ps), ``rtl/*.v``,
 ``model/timing_model.py``.
 
-Every tool reads the design as one preprocessed text (:mod:`chipgym.tasks.chip.preprocess`), never the files
-themselves: :attr:`Design.rtl` is that text, and :meth:`Design.digest` hashes it. The timing model's sandbox
+No tool reads the files themselves. They are preprocessed once into one text (:attr:`Design.text`,
+:mod:`chipgym.tasks.chip.preprocess`), which only the port check reads (its messages name the design's own
+wires); that text is elaborated once, by Yosys, into the one design every other tool reads (:attr:`Design.rtl`,
+:mod:`chipgym.tasks.chip.canonical`): the checks' simulators, ``simulate``, the formal gate, synthesis and so the
+equivalence proof. :meth:`Design.digest` hashes what they read. The timing model's sandbox
 reads every file of the model's folder (a model may import a helper beside it): :meth:`Design.model_digest`
 hashes them all. RTL file names are plain (letters, digits, ``_``, ``-``, ``.``), the top module's name is a
 Verilog identifier, and ``design.toml`` is at most :data:`MAX_TOML` bytes.
@@ -27,8 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chipgym.cache import folder_digest
-from chipgym.errors import DesignError
-from chipgym.tasks.chip.preprocess import preprocess
+from chipgym.errors import DesignError, ElaborationError
+from chipgym.tasks.chip.canonical import canonical
+from chipgym.tasks.chip.preprocess import preprocess, with_source_lines
 
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.v")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -44,16 +48,13 @@ class Design:
     top: str
     clock_period_ps: int
     rtl: tuple[Path, ...]
-    """what the tools read: the preprocessed text of the design's files"""
+    """what the tools read: the canonical design (a synthesized netlist, for the gate-level simulator)"""
     timing_model: Path
-
-    @property
-    def folder(self) -> Path:
-        """The folder of what the tools read: the only one of the design's that they see."""
-        return self.rtl[0].parent
+    text: Path
+    """the preprocessed text of the design's files, which the port check reads"""
 
     def digest(self, *extra: str) -> str:
-        """Content hash of the preprocessed RTL and design.toml plus ``extra`` strings (tool flags, harness text)."""
+        """Content hash of what the tools read and design.toml plus ``extra`` strings (tool flags, harness text)."""
         h = hashlib.sha256()
         for path in (self.root / "design.toml", *self.rtl):
             h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -83,7 +84,11 @@ def load_design(path: str | Path, profile: str | None = None) -> Design:
         if not FILE_NAME.fullmatch(path.name):
             raise DesignError(f"{path}: unusual file name {path.name!r} (use letters, digits, '_', '-', '.')")
     text = preprocess(root, rtl)  # a PreprocessError is a DesignError
-    return Design(root, top, period, (text,), root / "model" / "timing_model.py")
+    try:
+        read = canonical(text, top)
+    except ElaborationError as error:
+        raise ElaborationError(with_source_lines(str(error), root, rtl, text)) from None
+    return Design(root, top, period, (read,), root / "model" / "timing_model.py", text)
 
 
 def _settings(toml: Path, profile: str | None) -> tuple[str, int]:

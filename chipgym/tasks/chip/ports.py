@@ -67,5 +67,5 @@ def design_port_problems(design: Design, contract: PortContract) -> list[str]:
     the port differences of a design that elaborated)."""
     if design.top != contract.top:
         return [f"design.toml top is {design.top!r}, the contract requires {contract.top!r}"]
-    e = elaborate(design.rtl, design.top)
+    e = elaborate((design.text,), design.top)
     return (port_problems(contract, e.ports, contract.groups()) if e.ports else []) + e.problems

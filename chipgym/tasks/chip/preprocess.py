@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tempfile
+from dataclasses import astuple
 from pathlib import Path
 
 from chipgym.cache import default_cache
@@ -38,6 +39,7 @@ CHECKS = "constructs-1"
 """the version of what a text is checked for, part of its cache key: a text stored before is checked again"""
 SHOWN_FINDINGS = 5
 _LINE_MARKER = re.compile(r'\s*`line (\d+) "([^"]*)" \d\s*$')
+_TEXT_LINE = re.compile(r"\bdesign\.v:(\d+):")
 
 
 def preprocess(root: Path, rtl: tuple[Path, ...]) -> Path:
@@ -49,7 +51,17 @@ def preprocess(root: Path, rtl: tuple[Path, ...]) -> Path:
     key, cache = hashlib.sha256(f"{CHECKS}\0{text}".encode()).hexdigest()[:32], default_cache()
     if (folder := cache.get_folder("preprocessed", key)) is not None:
         return folder / "design.v"
-    if findings := refused_constructs(text):
+    # a refused text is not scanned again: its findings, or why its parse tree was refused, are stored
+    if (refused := cache.get_json("refused", f"constructs-{key}.json")) is None:
+        try:
+            refused = [astuple(finding) for finding in refused_constructs(text)]
+        except PreprocessError as error:
+            refused = str(error)
+        if refused:
+            cache.put_json("refused", f"constructs-{key}.json", refused)
+    if isinstance(refused, str):
+        raise PreprocessError(refused)
+    if findings := [Finding(*finding) for finding in refused]:
         origins = source_lines(root, rtl, text)
         shown = [f"{origins.get(f.line, f'line {f.line} of the preprocessed design')}: {f.what} ({f.why})"
                  for f in findings[:SHOWN_FINDINGS]]
@@ -85,6 +97,16 @@ def source_lines(root: Path, rtl: tuple[Path, ...], text: str) -> dict[int, str]
     if [raw for _, raw in kept] != [raw for raw, _ in origins]:
         return {}
     return {index: origin for (index, _), (_, origin) in zip(kept, origins)}
+
+
+def with_source_lines(message: str, root: Path, rtl: tuple[Path, ...], text: Path) -> str:
+    """``message`` of a tool that read the preprocessed ``text`` by its name, each ``design.v:N:`` in it shown
+    as the file and line the text's line N came from."""
+    if not _TEXT_LINE.search(message):
+        return message
+    origins = source_lines(root, rtl, text.read_text())
+    return _TEXT_LINE.sub(lambda m: origins.get(int(m[1]), f"line {m[1]} of the preprocessed design") + ":",
+                          message)
 
 
 def _shown_path(root: Path, path: str) -> str:
