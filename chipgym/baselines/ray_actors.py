@@ -26,8 +26,9 @@ def chipgym_env_vars(environ: Mapping[str, str] | None = None) -> dict[str, str]
 
 @contextlib.contextmanager
 def ray_session(workers: int, address: str | None = None, command: str = "chipgym") -> Iterator[Any]:
-    """The ``ray`` module, connected: to ``address``, else a local Ray of ``workers`` CPUs started here (and shut
-    down at the end, its session folder removed); an already initialized Ray is used as it is. ``ray.init``
+    """The ``ray`` module, connected: to ``address``, else a new local Ray of ``workers`` CPUs started here (and
+    shut down at the end, its session folder removed), never a cluster that ``ray start`` or ``$RAY_ADDRESS`` left
+    on this machine; an already initialized Ray is used as it is. ``ray.init``
     replaces the program's SIGTERM handler with its own (which exits through Ray's abort path); the program's is
     put back."""
     try:
@@ -45,7 +46,7 @@ def ray_session(workers: int, address: str | None = None, command: str = "chipgy
         if started:
             main = threading.current_thread() is threading.main_thread()
             handler = signal.getsignal(signal.SIGTERM) if main else None
-            ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+            ray.init(address=address or "local", num_cpus=None if address else workers, include_dashboard=False,
                      logging_level="warning", log_to_driver=False, **({"_temp_dir": session} if session else {}))
             if main and handler is not None:
                 signal.signal(signal.SIGTERM, handler)

@@ -28,3 +28,20 @@ def test_a_ray_started_here_removes_its_session_folder():
         assert os.listdir(tmpdir) == []
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def test_a_ray_started_here_is_its_own_beside_a_running_cluster():
+    # issue 29 §2: with a cluster running (here named by $RAY_ADDRESS, as `ray start` leaves one to find), Ray
+    # attached to it and refused the CPU count chipgym gave: "When connecting to an existing cluster, num_cpus and
+    # num_gpus must not be provided", and `chipgym eval` exited 2
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    tmpdir = tempfile.mkdtemp(prefix="rs-", dir="/tmp")
+    try:
+        done = subprocess.run([sys.executable, "-c", SESSION], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "TMPDIR": tmpdir, "RAY_ADDRESS": cluster.address})
+        assert done.returncode == 0, done.stderr[-2000:]
+    finally:
+        cluster.shutdown()
+        shutil.rmtree(tmpdir, ignore_errors=True)
