@@ -11,9 +11,8 @@ import argparse
 import sys
 
 from chipgym.cli import cache, chip, doctor, drc, eval, pdk, replay, select, train, trajectories
+from chipgym.cli.exit_codes import INFRASTRUCTURE_FAILURE
 from chipgym.engines.tools import exit_cleanly_on_sigterm
-
-INFRASTRUCTURE_FAILURE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:

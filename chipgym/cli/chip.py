@@ -10,9 +10,12 @@ from typing import Callable, Iterator
 
 from tqdm import tqdm
 
-from chipgym.results import Status
+from chipgym.cli.exit_codes import FAILED, OF_STATUS, PASSED
+from chipgym.errors import AgentError
 from chipgym.scoring.profile import PROFILES
 from chipgym.tasks.chip.registry import task_names
+
+DRAWN = ("clk",)  # signals chip sim's files always carry, before the chosen ones
 
 
 @contextmanager
@@ -55,11 +58,10 @@ def check(args) -> int:
         print(report.summary())
         for workload, stats in report.stats.items():
             print(f"  {workload}: {_figures(stats)}")
-    return 0 if report.passed else 1
+    return PASSED if report.passed else FAILED
 
 
 def score(args) -> int:
-    from chipgym.cli import INFRASTRUCTURE_FAILURE
     from chipgym.scoring.chip import score_design
 
     with _progress(args.design, f"scoring on {args.profile}:") as on_stage:
@@ -74,7 +76,7 @@ def score(args) -> int:
             print(f"  {workload}: {_figures(figures)}")
         if result.physical:
             print(f"  physical: {json.dumps(result.physical)}")
-    return {Status.OK: 0, Status.FAILED: 1}.get(result.status, INFRASTRUCTURE_FAILURE)
+    return OF_STATUS[result.status]
 
 
 def add_commands(commands) -> None:
@@ -96,6 +98,60 @@ def add_commands(commands) -> None:
     rate.add_argument("--json", action="store_true",
                       help="print the whole score: status, reward, cost, T_us, E_nJ, A_um2, period_ps, slack_ps, ...")
     rate.set_defaults(handler=score)
-    from chipgym.cli.chip_sim import add_sim_command
-
     add_sim_command(chip)
+
+
+def sim(args) -> int:
+    from chipgym.tasks.chip.design import load_design
+    from chipgym.tasks.chip.pysim import MAX_WINDOW
+    from chipgym.tasks.chip.registry import load_task
+
+    if not 0 < args.cycles <= MAX_WINDOW:
+        raise SystemExit(f"--cycles: expected 1 to {MAX_WINDOW}")
+    source = Path(args.program)
+    text = source.read_text() if source.suffix in (".s", ".asm") and source.is_file() else args.program
+    task = load_task(args.task)
+    try:
+        with _progress(args.design, "simulating") as advance:
+            advance("building with pyverilator")
+            stepper = task.stepper(load_design(args.design), text, args.stalls)
+            try:
+                advance("stepping")
+                window = stepper.run(args.start, args.cycles, (*DRAWN, *(args.signal or stepper.default_signals)))
+            finally:
+                stepper.close()
+    except NotImplementedError as error:
+        raise SystemExit(str(error)) from None
+    except AgentError as error:  # the design, or the program
+        print(f"{type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    print(window.text())
+    if args.vcd:
+        Path(args.vcd).write_text(window.waveform.vcd())
+        print(f"wrote {args.vcd}")
+    if args.png:
+        from chipgym.render import save_png
+
+        save_png(window.waveform.render(), args.png)
+        print(f"wrote {args.png}")
+    return 0 if window.divergence is None else 1
+
+
+def add_sim_command(chip) -> None:
+    """``chip sim`` on the ``chip`` subcommands."""
+    run = chip.add_parser("sim", help="step a design on a public program (pyverilator, sandboxed): its signals, "
+                                      "and its retirements beside the reference's; --vcd and --png write the window")
+    run.add_argument("design", metavar="DESIGN_DIR", help="a folder with design.toml and rtl/*.v")
+    run.add_argument("--task", default="cpu", help="the task whose testbench steps it (default cpu)")
+    run.add_argument("--program", required=True,
+                     help="a public workload's name (memcpy, random-0, ...), or a .s file of assembly")
+    run.add_argument("--cycles", type=int, default=200, help="cycles to trace (default 200)")
+    run.add_argument("--start", type=int, default=0, help="the first cycle traced (default 0)")
+    run.add_argument("--signal", action="append", metavar="NAME",
+                     help="a signal or glob pattern inside the top module (pc, regs[*]); repeat it; default: the "
+                          "memory ports and the retirement port")
+    run.add_argument("--stalls", type=int, metavar="SEED",
+                     help="the check's random memory stalls of this seed (a check failure names it)")
+    run.add_argument("--vcd", metavar="FILE", help="write the window as a VCD file (GTKWave opens it)")
+    run.add_argument("--png", metavar="FILE", help="draw the window as a waveform picture")
+    run.set_defaults(handler=sim)

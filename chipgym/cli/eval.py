@@ -13,6 +13,8 @@ import signal
 import threading
 from pathlib import Path
 
+from chipgym.cli.exit_codes import INFRASTRUCTURE_FAILURE, PASSED
+
 STOPPED = 128 + signal.SIGTERM
 
 DRC, RTL = "chipgym/DrcScript-v0", "chipgym/RtlDesign-v0"
@@ -70,7 +72,7 @@ def evaluate(args) -> int:
               "plays them")
         return STOPPED
     overall = summary["all"]
-    return 2 if overall["attempted"] and overall["unavailable"] == overall["attempted"] else 0
+    return INFRASTRUCTURE_FAILURE if overall["attempted"] and overall["unavailable"] == overall["attempted"] else PASSED
 
 
 def add_commands(commands) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from chipgym.cli.exit_codes import INFRASTRUCTURE_FAILURE, PASSED
+
 
 def _counts(text: str) -> tuple[int, ...]:
     try:
@@ -43,7 +45,7 @@ def select(args) -> int:
     summary = run_selection(run, out, args.workers, args.ray_address, progress=not args.no_progress)
     print(table(summary))
     print(f"summary: {out / 'summary.json'}; per task: {out / 'tasks'}")
-    return 2 if summary["unavailable"] and not summary["tasks"] else 0
+    return INFRASTRUCTURE_FAILURE if summary["unavailable"] and not summary["tasks"] else PASSED
 
 
 def add_commands(commands) -> None:
