@@ -43,7 +43,8 @@ def _llm(args) -> dict | None:
 
     from chipgym.baselines.llm import LlmConfig
 
-    config = LlmConfig.from_env(base_url=args.base_url, model=args.model, api_key=args.api_key,
+    config = LlmConfig.from_env(base_url=args.base_url, model=args.model,
+                                api_key=LlmConfig.key_from_file(args.api_key_file),
                                 temperature=args.temperature, top_p=args.top_p, seed=args.seed,
                                 max_tokens=args.max_tokens, timeout=args.request_timeout, retries=args.retries,
                                 stream=args.stream or None, tools=False if args.no_tools else None,
@@ -104,7 +105,7 @@ def add_commands(commands) -> None:
     llm = run.add_argument_group("openai agent (defaults: $CHIPGYM_LLM_*, $OPENAI_BASE_URL, $OPENAI_API_KEY)")
     llm.add_argument("--base-url")
     llm.add_argument("--model")
-    llm.add_argument("--api-key")
+    llm.add_argument("--api-key-file", metavar="FILE", help="a file whose first line is the API key")
     llm.add_argument("--temperature", type=float)
     llm.add_argument("--top-p", type=float)
     llm.add_argument("--seed", type=int)

@@ -26,7 +26,8 @@ def _llm(args) -> dict | None:
 
     from chipgym.baselines.llm import LlmConfig
 
-    config = LlmConfig.from_env(base_url=args.base_url, model=args.model, api_key=args.api_key,
+    config = LlmConfig.from_env(base_url=args.base_url, model=args.model,
+                                api_key=LlmConfig.key_from_file(args.api_key_file),
                                 temperature=args.temperature, max_tokens=args.max_tokens,
                                 timeout=args.request_timeout, retries=args.retries)
     return asdict(config)
@@ -74,7 +75,7 @@ def add_commands(commands) -> None:
     llm = run.add_argument_group("openai generator (defaults: $CHIPGYM_LLM_*, $OPENAI_BASE_URL, $OPENAI_API_KEY)")
     llm.add_argument("--base-url")
     llm.add_argument("--model")
-    llm.add_argument("--api-key")
+    llm.add_argument("--api-key-file", metavar="FILE", help="a file whose first line is the API key")
     llm.add_argument("--temperature", type=float, help="sampling temperature (default 0; use ~0.8 for N samples)")
     llm.add_argument("--max-tokens", type=int)
     llm.add_argument("--request-timeout", type=float, help="seconds of one request (300)")

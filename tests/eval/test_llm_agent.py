@@ -198,3 +198,21 @@ def test_the_eval_command_reads_the_agent_settings_from_flags_then_the_environme
     monkeypatch.delenv("CHIPGYM_LLM_MODEL")
     with pytest.raises(ValueError, match="model: no model name; pass --model or set CHIPGYM_LLM_MODEL"):
         _llm(build_parser().parse_args(["eval", "--agent", "openai", "--out", "unused"]))
+
+
+def test_commands_take_the_api_key_from_a_file_never_from_their_arguments(tmp_path, capsys):
+    # issue 29 §2: `--api-key KEY` showed the key to every user of the machine (ps) and kept it in shell histories
+    from chipgym.cli import main
+
+    key = tmp_path / "key"
+    key.write_text("sk-local-123\n")
+    assert LlmConfig.key_from_file(str(key)) == "sk-local-123" and LlmConfig.key_from_file(None) is None
+    (tmp_path / "empty").write_text("\n")
+    for path, why in ((tmp_path / "empty", "the file is empty"), ("/dev/zero", "not a regular file")):
+        with pytest.raises(ValueError, match=why):
+            LlmConfig.key_from_file(str(path))
+    for command in ("eval", "select"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        shown = capsys.readouterr().out
+        assert "--api-key-file FILE" in shown and not re.search(r"--api-key(?!-file)", shown), shown

@@ -1,5 +1,6 @@
 """Where the LLM agent's model is and how to sample it: arguments, else ``CHIPGYM_LLM_*`` environment
-variables (``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` are read too), else the defaults.
+variables (``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` are read too), else the defaults. Commands take the API key
+from the environment or a file (``--api-key-file``), never from their arguments.
 
 >>> config = LlmConfig.from_env({"CHIPGYM_LLM_BASE_URL": "http://127.0.0.1:8000/v1", "CHIPGYM_LLM_MODEL": "qwen"},
 ...                             temperature=0.2, seed=None)
@@ -16,7 +17,10 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from chipgym.files import FileRefused, read_regular_file
+
 PREFIX = "CHIPGYM_LLM_"
+MAX_KEY_FILE_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,20 @@ class LlmConfig:
         values.setdefault("base_url", "")
         values.setdefault("model", "")
         return cls(**values)
+
+    @staticmethod
+    def key_from_file(path: str | None) -> str | None:
+        """The API key in the file at ``path`` (its first line), for commands: a key on a command line is seen by
+        every user of the machine (``ps``) and kept in shell histories."""
+        if path is None:
+            return None
+        try:
+            key = read_regular_file(path, MAX_KEY_FILE_BYTES).decode().strip().splitlines()
+        except (FileRefused, UnicodeDecodeError) as error:
+            raise ValueError(f"--api-key-file {path}: {error}") from None
+        if not key:
+            raise ValueError(f"--api-key-file {path}: the file is empty")
+        return key[0].strip()
 
     def public(self) -> dict[str, Any]:
         """The settings without the key, for logs."""
