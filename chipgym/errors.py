@@ -46,6 +46,11 @@ class ToolMissingError(InfrastructureError):
         self.tool = tool
 
 
+class ConfigurationError(InfrastructureError):
+    """What was asked needs a setting that is not given (an argument or an environment variable); the message
+    says which."""
+
+
 class EngineError(InfrastructureError):
     """An engine's worker could not be started or stopped answering for reasons of its own."""
 
@@ -118,6 +123,10 @@ class TimingModelError(AgentError):
 
 class AsmError(AgentError):
     """A program's assembly text is malformed; the message names the line."""
+
+
+class ProgramError(AgentError):
+    """A program the reference cannot run to its end (it does not halt within its bound)."""
 
 
 # data

@@ -99,7 +99,9 @@ class Waveform:
         try:
             import matplotlib
         except ImportError:
-            raise RuntimeError("drawing a waveform needs matplotlib: pip install matplotlib") from None
+            from chipgym.errors import InfrastructureError
+
+            raise InfrastructureError("drawing a waveform needs matplotlib: pip install matplotlib") from None
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         import numpy as np

@@ -17,6 +17,7 @@ import os
 import secrets
 
 from chipgym.cache import default_cache
+from chipgym.errors import ConfigurationError
 
 SEED_ENV = "CHIPGYM_GRADING_SEED"
 
@@ -36,7 +37,7 @@ def grading_seed(seed: int | None = None) -> int | None:
 def required_grading_seed(seed: int | None = None) -> int:
     """:func:`grading_seed`, raising when there is none (held-out workloads were asked for)."""
     if (resolved := grading_seed(seed)) is None:
-        raise RuntimeError(f"held-out workloads need a grading seed: pass one or set {SEED_ENV}")
+        raise ConfigurationError(f"held-out workloads need a grading seed: pass one or set {SEED_ENV}")
     return resolved
 
 

@@ -1,6 +1,7 @@
 """Reference interpreter: r0, faults, retirement records."""
 import pytest
 
+from chipgym.errors import ProgramError
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.assembler import assemble
 from chipgym.tasks.chip.cpu.program import Program
@@ -46,5 +47,5 @@ def test_jalr_reads_rs1_before_writing_rd():
 
 
 def test_nontermination_is_detected():
-    with pytest.raises(RuntimeError, match="no HALT"):
+    with pytest.raises(ProgramError, match="no HALT"):
         execute(Program("loop", tuple(assemble("L: JAL r0, L"))), max_steps=100)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from chipgym.errors import ConfigurationError
 from chipgym.tasks.chip.cpu.assembler import disassemble
 from chipgym.tasks.chip.cpu.heldout import heldout_programs
 from chipgym.tasks.chip.cpu.reference import execute
@@ -54,7 +55,7 @@ def test_kernel_results():
 
 def test_heldout_needs_a_seed(monkeypatch):
     monkeypatch.delenv(SEED_ENV, raising=False)
-    with pytest.raises(RuntimeError, match=SEED_ENV):
+    with pytest.raises(ConfigurationError, match=SEED_ENV):
         heldout_programs()
     monkeypatch.setenv(SEED_ENV, "77")
     progs = heldout_programs(count=3)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import chipgym
+from chipgym.errors import ConfigurationError
 from chipgym.tasks import grading_seed as module
 from chipgym.tasks.grading_seed import SEED_ENV, grading_seed, heldout_failure, required_grading_seed
 
@@ -14,7 +15,7 @@ from chipgym.tasks.grading_seed import SEED_ENV, grading_seed, heldout_failure, 
 def test_the_argument_wins_then_the_environment_then_none(monkeypatch):
     monkeypatch.delenv(SEED_ENV, raising=False)
     assert grading_seed() is None and grading_seed(5) == 5
-    with pytest.raises(RuntimeError, match=SEED_ENV):
+    with pytest.raises(ConfigurationError, match=SEED_ENV):
         required_grading_seed()
     monkeypatch.setenv(SEED_ENV, "0x10")
     assert grading_seed() == 16 == required_grading_seed() and grading_seed(5) == 5

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chipgym.errors import ProgramError
 from chipgym.tasks.chip.cpu.arch import Arch, load_arch
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.trace import FinalState, Retirement
@@ -68,7 +69,7 @@ class Run:
 
 
 def execute(program: Program, arch: Arch | None = None, max_steps: int = 1_000_000) -> Run:
-    """Run ``program`` until HALT, a fault, or ``max_steps`` retirements (then ``RuntimeError``)."""
+    """Run ``program`` until HALT, a fault, or ``max_steps`` retirements (then ProgramError)."""
     arch = arch or load_arch()
     faults, imem_bytes, dmem_bytes = arch.faults, arch.memory_bytes["imem"], arch.memory_bytes["dmem"]
     regs = [0] * arch.registers
@@ -81,7 +82,7 @@ def execute(program: Program, arch: Arch | None = None, max_steps: int = 1_000_0
 
     while not (halted or fault):
         if len(trace) >= max_steps:
-            raise RuntimeError(f"{program.name}: no HALT within {max_steps} instructions")
+            raise ProgramError(f"{program.name}: no HALT within {max_steps} instructions")
         if pc % 4:
             fault = faults["MISALIGNED"]
             break

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from chipgym.engines.pyverilator import Session
-from chipgym.errors import AsmError, SimulationError
+from chipgym.errors import AsmError, ProgramError, SimulationError
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.assembler import assemble, disassemble
 from chipgym.tasks.chip.cpu.checks import STALL_PERMILLE
@@ -143,7 +143,7 @@ class Stepper:
         self.design, self.program, self.stall_seed = design, program, stall_seed
         try:
             self.reference = execute(program, arch, max_steps=MAX_REFERENCE)
-        except RuntimeError:
+        except ProgramError:
             raise AsmError(f"the reference does not halt within {MAX_REFERENCE:,} instructions") from None
         self.key = design.digest()
         self.session = Session(library(design), BENCH)
