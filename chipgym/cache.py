@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from chipgym import settings
+
 DEFAULT_MAX_BYTES = 5 << 30
 UNBOUNDED_KINDS = frozenset({"drc", "secrets"})
 """kinds never counted against the limit nor evicted (the labelled DRC suites, see above, and this machine's
@@ -201,8 +203,8 @@ def folder_digest(folder: Path, skip: Callable[[Path], bool] = lambda path: Fals
 
 def default_cache() -> Cache:
     """The cache in ``$CHIPGYM_CACHE`` (default ``~/.cache/chipgym``), limited to ``$CHIPGYM_CACHE_MAX_BYTES``."""
-    root = Path(os.environ.get("CHIPGYM_CACHE") or Path.home() / ".cache" / "chipgym")
-    limit = os.environ.get("CHIPGYM_CACHE_MAX_BYTES", str(DEFAULT_MAX_BYTES))
+    root = Path(settings.CACHE.value() or Path.home() / ".cache" / "chipgym")
+    limit = settings.CACHE_MAX_BYTES.value() or str(DEFAULT_MAX_BYTES)
     if not limit.isdigit():
         raise ValueError(f"CHIPGYM_CACHE_MAX_BYTES must be a whole number of bytes, not {limit!r}")
     return Cache(root, int(limit))

@@ -1,27 +1,22 @@
 """Ray for the baselines' parallel runs (``chipgym eval``, ``chipgym select``): joining or starting a Ray, and
 actor classes that see this process's ``CHIPGYM_*`` settings (the cache, the grading seed) on every node.
 
->>> sorted(chipgym_env_vars({"CHIPGYM_CACHE": "/c", "HOME": "/h"}))
+>>> sorted(settings.of_chipgym({"CHIPGYM_CACHE": "/c", "HOME": "/h"}))
 ['CHIPGYM_CACHE']
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import tempfile
 import threading
 from collections import deque
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
+from chipgym import settings
 from chipgym.errors import InfrastructureError
-
-
-def chipgym_env_vars(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    environ = os.environ if environ is None else environ
-    return {k: v for k, v in environ.items() if k.startswith("CHIPGYM_")}
 
 
 @contextlib.contextmanager
@@ -62,7 +57,7 @@ def ray_session(workers: int, address: str | None = None, command: str = "chipgy
 
 def actor_class(ray: Any, cls: type) -> Any:
     """``cls`` as a Ray actor of one CPU, never restarted (a lost actor is the caller's to replace)."""
-    return ray.remote(num_cpus=1, max_restarts=0)(cls).options(runtime_env={"env_vars": chipgym_env_vars()})
+    return ray.remote(num_cpus=1, max_restarts=0)(cls).options(runtime_env={"env_vars": settings.of_chipgym()})
 
 
 def map_unordered(ray: Any, new_actor: Callable[[], Any], units: Sequence[Any], call: Callable[[Any, Any], Any],

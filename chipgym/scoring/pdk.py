@@ -25,6 +25,7 @@ from typing import BinaryIO
 
 from tqdm import tqdm
 
+from chipgym import settings
 from chipgym.errors import PdkError, PdkMissingError
 
 KNOWN_PDKS = ("asap7",)
@@ -43,7 +44,7 @@ def checksums(name: str) -> dict[str, str]:
 
 def pdk_home() -> Path:
     """Where PDKs are installed: ``$CHIPGYM_PDK_HOME``, by default ``~/.local/share/chipgym/pdk``."""
-    return Path(os.environ.get("CHIPGYM_PDK_HOME", Path.home() / ".local" / "share" / "chipgym" / "pdk"))
+    return Path(settings.PDK_HOME.value() or Path.home() / ".local" / "share" / "chipgym" / "pdk")
 
 
 def pdk_root(name: str) -> Path:

@@ -16,20 +16,21 @@ from __future__ import annotations
 import os
 import secrets
 
+from chipgym import settings
 from chipgym.cache import default_cache
 from chipgym.errors import ConfigurationError
 
-SEED_ENV = "CHIPGYM_GRADING_SEED"
+SEED_ENV = settings.GRADING_SEED.name
 
 
 def grading_seed(seed: int | None = None) -> int | None:
     """``seed`` if given, else ``$CHIPGYM_GRADING_SEED`` (an integer, ``0x`` prefixes allowed), else None."""
     if seed is not None:
         return seed
-    if SEED_ENV not in os.environ:
+    if (text := settings.GRADING_SEED.value()) is None:
         return None
     try:
-        return int(os.environ[SEED_ENV], 0)
+        return int(text, 0)
     except ValueError:  # the value is the secret: not repeated in the message
         raise ValueError(f"${SEED_ENV} is set but is not an integer") from None
 

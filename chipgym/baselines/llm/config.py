@@ -13,13 +13,13 @@ False
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from chipgym import settings
 from chipgym.files import FileRefused, read_regular_file
 
-PREFIX = "CHIPGYM_LLM_"
+PREFIX = settings.LLM.name.removesuffix("*")
 MAX_KEY_FILE_BYTES = 64 << 10
 
 
@@ -56,14 +56,14 @@ class LlmConfig:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **arguments: Any) -> LlmConfig:
         """The config of ``arguments`` (those that are None are not given), then the environment."""
-        environ = os.environ if environ is None else environ
-        fallbacks = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY"}
+        fallbacks = {"base_url": settings.OPENAI_BASE_URL, "api_key": settings.OPENAI_API_KEY}
         values: dict[str, Any] = {}
         for field in dataclasses.fields(cls):
             if arguments.get(field.name) is not None:
                 values[field.name] = arguments[field.name]
                 continue
-            text = environ.get(PREFIX + field.name.upper()) or environ.get(fallbacks.get(field.name, ""))
+            text = settings.LLM.value(environ, field.name) or (fallback.value(environ) if (
+                fallback := fallbacks.get(field.name)) else None)
             if text:
                 values[field.name] = _typed(field.name, text, field.type)
         values.setdefault("base_url", "")
