@@ -106,6 +106,7 @@ from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.pysim import Stepper, Window
 from chipgym.tasks.chip.registry import load_task
+from chipgym.tasks.chip.task import ChipTask
 from chipgym.tasks.grading_seed import grading_seed as resolve_seed
 
 MAX_FILE_SHOWN = 60_000  # characters of one file in obs["files"]
@@ -114,20 +115,6 @@ MAX_FAILURES = 10  # failures listed in feedback and info
 MAX_BUILD_ERROR = 2000  # characters of a build error shown by simulate
 CHECK_CACHE = 64  # check results remembered per env
 PUBLIC_SEED = "public-derived seed: not an evaluation"
-ACTIONS_HELP = """
-## Actions (one JSON object per step; chipgym.envs.rtl_actions builds them)
-
-{"op": "write", "path": "rtl/chipgym_cpu.v", "text": "..."}       create or replace a file
-{"op": "patch", "path": P, "search": A, "replace": B}              A must occur exactly once in P
-{"op": "delete", "path": P}
-{"op": "set_clock", "period_ps": N}                                every clock_period_ps in design.toml
-{"op": "check"} or {"op": "check", "estimate": true}               public check (+ area and timing)
-{"op": "simulate", "program": "memcpy", "cycles": 100, "signals": ["pc", "regs[*]"], "start": 0}
-    step the design on a public program (or assembly text); signals' value changes and retirements vs the
-    reference; {"op": "simulate", "continue": true, "cycles": 100} goes on where the last one stopped;
-    "stalls": N replays the check's random memory stalls of seed N
-{"op": "submit"}                                                   grade and end the episode
-"""
 
 
 @dataclass(frozen=True)
@@ -507,6 +494,23 @@ def _programs_passed(report: CheckReport) -> int:
 
 @cache
 def _static_observation(task: str) -> dict[str, str]:
-    texts = load_task(task).agent_text()
-    texts["task"] += ACTIONS_HELP
+    chip_task = load_task(task)
+    texts = chip_task.agent_text()
+    texts["task"] += actions_help(chip_task)
     return {name: observation_text(text) for name, text in texts.items()}
+
+
+def actions_help(task: ChipTask) -> str:
+    """The actions an agent may take on ``task``'s designs: its own top module's file, and ``simulate`` only
+    where the task offers it."""
+    write = f'{{"op": "write", "path": "rtl/{task.top}.v", "text": "..."}}'
+    return f"""
+## Actions (one JSON object per step; chipgym.envs.rtl_actions builds them)
+
+{write:<65} create or replace a file
+{{"op": "patch", "path": P, "search": A, "replace": B}}              A must occur exactly once in P
+{{"op": "delete", "path": P}}
+{{"op": "set_clock", "period_ps": N}}                                every clock_period_ps in design.toml
+{{"op": "check"}} or {{"op": "check", "estimate": true}}               public check (+ area and timing)
+{task.simulate_help or ""}{{"op": "submit"}}                                                   grade and end the episode
+"""

@@ -68,6 +68,9 @@ class ChipTask(ABC):
 
     workload: str
     """what one workload of the check is called in feedback ("program", "traffic trace")"""
+    simulate_help: str | None = None
+    """the env's ``simulate`` action on this task (an example and what it shows), for the actions' help; None
+    when the task offers none (:meth:`stepper`)"""
 
     def __init__(self, folder: Path):
         self.folder = folder

@@ -29,6 +29,11 @@ INSTRUCTIONS = 10_000
 class CpuTask(ChipTask):
     generator = generator
     workload = checks.WORKLOAD
+    simulate_help = """{"op": "simulate", "program": "memcpy", "cycles": 100, "signals": ["pc", "regs[*]"], "start": 0}
+    step the design on a public program (or assembly text); signals' value changes and retirements vs the
+    reference; {"op": "simulate", "continue": true, "cycles": 100} goes on where the last one stopped;
+    "stalls": N replays the check's random memory stalls of seed N
+"""
     """the design generator of ``chipgym/CpuKnobs-v0`` (knob vector -> design folder)"""
 
     def workloads_text(self) -> str:
