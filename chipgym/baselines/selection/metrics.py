@@ -9,17 +9,11 @@ the test layouts spent; and the label error rate of the generated tests.
 
 from __future__ import annotations
 
-from math import comb
 from typing import Any, Sequence
 
 import numpy as np
 
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased estimate of pass@k from n samples of which c are correct (Chen et al., 2021)."""
-    if n - c < k:
-        return 1.0
-    return 1.0 - comb(n - c, k) / comb(n, k)
+from chipgym.baselines.eval_summary import pass_at_k
 
 
 def ks_for(n: int) -> list[int]:
