@@ -60,11 +60,11 @@ def test_a_two_faced_design_is_one_text_for_every_tool(macro, condition, fixture
 def test_an_included_file_is_part_of_the_design(tmp_path):
     design = attacks.included_alu(tmp_path / "included")
     honest = load_design(design)
-    assert "4'h1: alu = a + y;" in honest.rtl[0].read_text() and "`include" not in honest.rtl[0].read_text()
+    assert "4'h1: alu = a + y;" in honest.text.read_text() and "`include" not in honest.text.read_text()
     (design / "rtl" / "alu_add.vh").write_text("      4'h1: alu = a - y;\n")  # ADD subtracts
     changed = load_design(design)
     # every cache key (simulator, netlist, formal, score) starts from this digest
-    assert changed.digest() != honest.digest() and "4'h1: alu = a - y;" in changed.rtl[0].read_text()
+    assert changed.digest() != honest.digest() and "4'h1: alu = a - y;" in changed.text.read_text()
 
 
 def test_a_recursive_include_is_a_design_failure(tmp_path):

@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from chipgym.errors import ElaborationError
 from chipgym.scoring.physical import place_and_route
 from chipgym.tasks.chip.design import load_design
 
@@ -74,9 +75,9 @@ def test_a_timeout_is_unavailable_with_the_log(accumulator, tmp_path):
     assert "timed out" in result.reason
 
 
-def test_broken_rtl_is_unavailable_naming_the_stage(accumulator, tmp_path):
+def test_broken_rtl_is_the_designs_failure_before_qflow(accumulator, tmp_path):
+    # qflow reads the canonical design (issue 40 §1): a text Yosys refuses never reaches it
     design = accumulator(10_000)
     (design.root / "rtl" / "acc8.v").write_text("module acc8 (input wire clk); nonsense\nendmodule\n")
-    result = place_and_route(load_design(design.root), tmp_path / "out")
-    assert result.status == "unavailable"
-    assert result.reason.startswith("qflow synthesize failed")
+    with pytest.raises(ElaborationError, match=r"rtl/acc8.v line 2: ERROR: syntax error"):
+        load_design(design.root)
