@@ -124,7 +124,7 @@ def sim(args) -> int:
         raise SystemExit(str(error)) from None
     except AgentError as error:  # the design, or the program
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
-        return 1
+        return FAILED
     print(window.text())
     if args.vcd:
         Path(args.vcd).write_text(window.waveform.vcd())
@@ -134,7 +134,7 @@ def sim(args) -> int:
 
         save_png(window.waveform.render(), args.png)
         print(f"wrote {args.png}")
-    return 0 if window.divergence is None else 1
+    return PASSED if window.divergence is None else FAILED
 
 
 def add_sim_command(chip) -> None:

@@ -42,15 +42,15 @@ SYNTHESIS_TIMEOUT = 900
 # `synth -flatten`'s fine stage, run by hand so that the design it hands to ABC is saved (Yosys 0.23's `help synth`)
 FINE = ("opt -fast -full", "memory_map", "opt -full", "techmap", "opt -fast")
 HANDED_TO_ABC = "handed-to-abc.il"
-# The cpu fixtures lower in 1-3 s and ~100 MB; the limits are synthesis's own order, well above any honest core.
 # Of what Yosys writes for a design and the grader reads back whole; past them the design fails (the fixtures'
 # elaboration logs are under 1 MiB, their synthesized netlists' JSON under 16 MiB).
 MAX_LOG_BYTES = 64 << 20
 MAX_JSON_BYTES = 256 << 20
+# The cpu fixtures lower in 1-3 s and ~100 MB; the limits are synthesis's own order, well above any honest core.
 CANONICAL_SECONDS = 300
+CANONICAL_MEMORY = 2 << 30
 # A design's own properties are removed, as the formal gate removes them; its free values are refused.
 FORMAL_VALUES = "t:$anyconst t:$anyseq t:$allconst t:$allseq"
-CANONICAL_MEMORY = 2 << 30
 EQUIVALENCE_TIMEOUT = 900
 PROOF_SCRIPT = "read_aiger {aiger}; dprove"
 _DIFFERENT = re.compile(r"Output (\d+) of miter .* was asserted in frame (\d+)")
@@ -77,8 +77,7 @@ def elaborate(rtl: Sequence[Path], top: str) -> Elaboration:
         result = run_tool(["yosys", "-q", "-l", str(log), "-p", script], cwd=folder, readable=(folder,),
                           writable=(tmp,), timeout=ELABORATION_SECONDS, memory=ELABORATION_MEMORY)
         if not result.ok:
-            errors = [line for line in (result.stderr + _tail(log)).splitlines() if "ERROR" in line] or [result.tail()]
-            return Elaboration(problems=[f"yosys: {errors[0].strip()}"])
+            return Elaboration(problems=[f"yosys: {_first_error(result, log)}"])
         try:
             problems = fatal_problems(read_output(log, MAX_LOG_BYTES))
             module = json.loads(read_output(out, MAX_JSON_BYTES))["modules"][top]
@@ -109,10 +108,16 @@ def canonicalize(text: Path, top: str, out: Path) -> str | None:
             return None
         if result.timed_out:
             return f"yosys did not elaborate the design within {CANONICAL_SECONDS} s"
-        errors = [line for line in (result.stderr + _tail(log)).splitlines() if "ERROR" in line] or [result.tail()]
-        if "selection is not empty" in errors[0]:
+        if "selection is not empty" in (error := _first_error(result, log)):
             return "the design uses a value only a proof has ($anyconst, $anyseq, $allconst or $allseq)"
-        return f"yosys: {errors[0].strip()}"
+        return f"yosys: {error}"
+
+
+def _first_error(result: ToolResult, log: Path, lines: int = 30) -> str:
+    """The first ERROR line Yosys wrote (to stderr or the end of its ``log``), else the last ``lines`` of its
+    output."""
+    errors = [line.strip() for line in (result.stderr + _tail(log)).splitlines() if "ERROR" in line]
+    return errors[0] if errors else result.tail(lines)
 
 
 def _tail(log: Path, limit: int = 64 << 10) -> str:
@@ -283,5 +288,4 @@ def _raise_for(result: ToolResult, log: Path) -> None:
     text = _tail(log) + result.stderr
     if result.timed_out or result.returncode < 0 or "out of memory" in text.lower() or "bad_alloc" in text:
         raise FlowUnavailable(f"yosys did not finish (exit {result.returncode}): {result.tail(3)}")
-    errors = [line.strip() for line in text.splitlines() if "ERROR" in line] or [result.tail(5)]
-    raise SynthesisError(f"yosys: {errors[0]}")
+    raise SynthesisError(f"yosys: {_first_error(result, log, 5)}")

@@ -62,8 +62,8 @@ class LlmConfig:
             if arguments.get(field.name) is not None:
                 values[field.name] = arguments[field.name]
                 continue
-            text = settings.LLM.value(environ, field.name) or (fallback.value(environ) if (
-                fallback := fallbacks.get(field.name)) else None)
+            fallback = fallbacks.get(field.name)
+            text = settings.LLM.value(environ, field.name) or (fallback and fallback.value(environ))
             if text:
                 values[field.name] = _typed(field.name, text, field.type)
         values.setdefault("base_url", "")

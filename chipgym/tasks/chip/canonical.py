@@ -53,4 +53,3 @@ def canonical(text: Path, top: str) -> Path:
             return cache.put_folder("canonical", digest, {"design.v": out}) / "design.v"
     cache.put_json("refused", f"elaboration-{digest}.json", refused)
     raise ElaborationError(refused)
-
