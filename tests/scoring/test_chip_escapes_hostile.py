@@ -14,8 +14,10 @@ from chipgym.engines import verilator, yosys
 from chipgym.engines.verilator import run_simulator
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
-from chipgym.errors import DesignError
+from chipgym.errors import DesignError, SynthesisError
 from chipgym.scoring.chip import score_design
+from chipgym.scoring.profile import load_profile
+from chipgym.scoring.synthesis import synthesize
 from chipgym.tasks.chip.check import check_design
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
@@ -229,3 +231,12 @@ def test_yosys_output_past_its_bound_is_the_designs_failure_unread(tmp_path, mon
     monkeypatch.setattr(yosys, "MAX_LOG_BYTES", 1 << 20)
     problems = yosys.elaborate((text,), "spy").problems
     assert len(problems) == 1 and "refused unread" in problems[0] and "over the limit of 1048576" in problems[0]
+
+
+def test_a_synthesized_netlist_past_its_bound_is_the_designs_failure_unread(tmp_path, monkeypatch):
+    """The netlist's JSON is the design's size to choose too: read through the same bounded reader, and past its
+    bound (lowered here under the fixture's netlist) the design's SynthesisError, never an unbounded parse."""
+    monkeypatch.setenv("CHIPGYM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(yosys, "MAX_JSON_BYTES", 1 << 20)
+    with pytest.raises(SynthesisError, match="synthesized netlist is refused unread: .* over the limit of 1048576"):
+        synthesize(load_design(FIXTURES / "multicycle"), load_profile("osu018"), load_task("cpu").simulation_ports)
