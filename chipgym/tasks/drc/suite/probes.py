@@ -3,7 +3,8 @@
 Each family puts a feature just failing (``t - 1`` dbu, suffix ``lt``), at the threshold
 (``t``, ``eq``) and just above it (``t + 1``, ``gt``) next to topological corner cases
 (touching, abutting, partial overlap, containment, holes, corner-to-corner, 45-degree
-edges, hierarchy).
+edges, hierarchy). Inside :func:`~chipgym.tasks.drc.suite.draws.drawing` the offsets and the
+dimensions a family leaves free are drawn anew (:mod:`~chipgym.tasks.drc.suite.draws`).
 
 >>> [s.name for s in width_scenes("r0", "met1", 140)][:3]
 ['r0_width_pinch_lt', 'r0_width_bar_lt', 'r0_width_diag_lt']
@@ -12,10 +13,10 @@ from __future__ import annotations
 
 import math
 
+from chipgym.tasks.drc.suite.draws import OFFSETS, free
 from chipgym.tasks.drc.suite.layouts import Scene, diagonal_bar, l_shape, rect, ring, u_shape
 
-DELTAS = ((-1, "lt"), (0, "eq"), (1, "gt"))
-"""Offsets (dbu) applied to every threshold, with their scene-name suffix."""
+DELTAS = OFFSETS
 
 
 def _long(t: int) -> int:
@@ -25,9 +26,10 @@ def _long(t: int) -> int:
 def width_scenes(tag: str, layer: str, t: int) -> list[Scene]:
     """Bars of width t-1 / t / t+1: straight, 45-degree, split across cells, L-shaped, and a
     diagonal pinch (two squares overlapping at a corner: narrow only in the Euclidean metric)."""
-    out = []
-    for d, sfx in DELTAS:
-        w, n = t + d, _long(t)
+    out, f = [], free(tag, "width")
+    n = f.size(_long(t))
+    for d, sfx in f.offsets(t):
+        w = t + d
         k = math.floor(w / math.sqrt(2)) if d < 0 else math.ceil(w / math.sqrt(2))
         out += [
             Scene(f"{tag}_width_pinch_{sfx}",
@@ -42,8 +44,9 @@ def width_scenes(tag: str, layer: str, t: int) -> list[Scene]:
 
 def space_scenes(tag: str, a: str, b: str, t: int, w: int = 300) -> list[Scene]:
     """Two shapes (layers ``a``, ``b``) at gap t-1 / t: parallel, corner-to-corner, short run, notch."""
-    n, out = _long(t), []
-    for d, sfx in DELTAS:
+    f = free(tag, "space")
+    n, w, out = f.size(_long(t)), f.size(w), []
+    for d, sfx in f.offsets(t):
         g = t + d
         k = math.floor(g / math.sqrt(2)) if d < 0 else math.ceil(g / math.sqrt(2))
         out += [
@@ -64,9 +67,9 @@ def space_scenes(tag: str, a: str, b: str, t: int, w: int = 300) -> list[Scene]:
 def enclosure_scenes(tag: str, inner: str, outer: str, t: int, size: int = 200) -> list[Scene]:
     """``inner`` in ``outer`` with one margin t-1 / t / t+1 (straight, and diagonal to a concave
     corner of ``outer``: only the Euclidean metric sees it); plus protruding, outside, flush cases."""
-    big = t + 300
-    out = []
-    for d, sfx in DELTAS:
+    f = free(tag, "enclosure")
+    big, size, out = t + f.size(300), f.size(size), []
+    for d, sfx in f.offsets(t):
         m = t + d
         k = math.floor(m / math.sqrt(2)) if d < 0 else math.ceil(m / math.sqrt(2))
         notch = rect(outer, -big, -k, size + big, size + big) + rect(outer, -k, -big, size + big, size + big)
@@ -92,9 +95,10 @@ def enclosure_scenes(tag: str, inner: str, outer: str, t: int, size: int = 200) 
 
 def overlap_scenes(tag: str, a: str, b: str, t: int, w: int = 400) -> list[Scene]:
     """``a`` and ``b`` overlapping by t-1 / t; plus containment, touching, corner overlap."""
-    n, out = _long(t), []
-    w = max(w, 2 * t + 100)
-    for d, sfx in DELTAS:
+    f = free(tag, "overlap")
+    n, out = f.size(_long(t)), []
+    w = max(f.size(w), 2 * t + 100)
+    for d, sfx in f.offsets(t):
         o = t + d
         out += [
             Scene(f"{tag}_ovl_par_{sfx}", rect(a, 0, 0, w, n) + rect(b, w - o, 0, 2 * w, n)),
@@ -109,8 +113,9 @@ def overlap_scenes(tag: str, a: str, b: str, t: int, w: int = 400) -> list[Scene
 
 def extension_scenes(tag: str, base: str, cross: str, t: int, base_w: int = 600, cross_w: int = 150) -> list[Scene]:
     """``cross`` crossing ``base`` and extending t-1 / t beyond it; plus one-sided and stopping cases."""
-    out = []
-    for d, sfx in DELTAS:
+    out, f = [], free(tag, "extension")
+    base_w, cross_w = f.size(base_w), f.size(cross_w)
+    for d, sfx in f.offsets(t):
         e = t + d
         out += [
             Scene(f"{tag}_ext_both_{sfx}",
@@ -129,10 +134,12 @@ def extension_scenes(tag: str, base: str, cross: str, t: int, base_w: int = 600,
 
 def area_scenes(tag: str, layer: str, area: int, w: int) -> list[Scene]:
     """Shapes of area just below / at ``area`` (dbu^2): rectangle, L, split across cells."""
+    f = free(tag, "area")
+    w = f.size(w, grid=2)
     w += w % 2
     h = math.ceil(area / w)
     out = []
-    for d, sfx in DELTAS:
+    for d, sfx in f.offsets(h):
         hh = h + d
         out += [
             Scene(f"{tag}_area_rect_{sfx}", rect(layer, 0, 0, w, hh)),
@@ -145,10 +152,11 @@ def area_scenes(tag: str, layer: str, area: int, w: int) -> list[Scene]:
 
 def hole_scenes(tag: str, layer: str, area: int, wall: int = 400) -> list[Scene]:
     """Rings whose hole area is just below / at ``area`` (dbu^2); an open U has no hole."""
-    side = max(200, math.isqrt(area))
+    f = free(tag, "hole")
+    side, wall = f.size(max(200, math.isqrt(area)), grid=1), f.size(wall)
     h = math.ceil(area / side)
     out = []
-    for d, sfx in DELTAS:
+    for d, sfx in f.offsets(h):
         out.append(Scene(f"{tag}_hole_ring_{sfx}", ring(layer, 0, 0, side, h + d, wall)))
         out.append(Scene(f"{tag}_hole_hier_{sfx}", ring(layer, 0, 0, side, h + d, wall, cell="SUB")))
     out.append(Scene(f"{tag}_hole_open", u_shape(layer, 0, 0, side, wall, h)))
@@ -157,7 +165,8 @@ def hole_scenes(tag: str, layer: str, area: int, wall: int = 400) -> list[Scene]
 
 def inside_scenes(tag: str, inner: str, outer: str, size: int = 200) -> list[Scene]:
     """``inner`` inside, flush, straddling, outside ``outer``, and covered by two abutting shapes."""
-    big = 500
+    f = free(tag, "inside")
+    big, size = f.size(500), f.size(size)
     return [
         Scene(f"{tag}_in_inside", rect(outer, -big, -big, size + big, size + big) + rect(inner, 0, 0, size, size)),
         Scene(f"{tag}_in_flush", rect(outer, 0, 0, size, size) + rect(inner, 0, 0, size, size)),
@@ -173,12 +182,14 @@ def inside_scenes(tag: str, inner: str, outer: str, size: int = 200) -> list[Sce
 
 def exact_size_scenes(tag: str, layer: str, t: int) -> list[Scene]:
     """Squares of side t (legal), t-1 and t+1, and t x (t+1) / (t+1) x t rectangles."""
+    (below, _), _, (above, _) = free(tag, "size").offsets(t)
+    lo, hi = t + below, t + above
     return [
         Scene(f"{tag}_size_eq", rect(layer, 0, 0, t, t)),
-        Scene(f"{tag}_size_lt", rect(layer, 0, 0, t - 1, t - 1)),
-        Scene(f"{tag}_size_gt", rect(layer, 0, 0, t + 1, t + 1)),
-        Scene(f"{tag}_size_tall", rect(layer, 0, 0, t, t + 1)),
-        Scene(f"{tag}_size_wide", rect(layer, 0, 0, t + 1, t)),
+        Scene(f"{tag}_size_lt", rect(layer, 0, 0, lo, lo)),
+        Scene(f"{tag}_size_gt", rect(layer, 0, 0, hi, hi)),
+        Scene(f"{tag}_size_tall", rect(layer, 0, 0, t, hi)),
+        Scene(f"{tag}_size_wide", rect(layer, 0, 0, hi, t)),
         Scene(f"{tag}_size_pair", rect(layer, 0, 0, t, t) + rect(layer, t, 0, 2 * t, t, cell="SUB")),
     ]
 
@@ -188,9 +199,9 @@ def covered(scenes: list[Scene], target: str, cover: str, margin: int = 50, suff
     (``margin`` < 0: a smaller rectangle, so the target straddles the cover)."""
     out = []
     for scene in scenes:
-        extra = []
+        extra, m = [], free(scene.name, "covered").size(abs(margin)) * (-1 if margin < 0 else 1)
         for shape in (s for s in scene.shapes if s.layer == target):
             xs, ys = [p[0] for p in shape.points], [p[1] for p in shape.points]
-            extra += rect(cover, min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin)
+            extra += rect(cover, min(xs) - m, min(ys) - m, max(xs) + m, max(ys) + m)
         out.append(Scene(f"{scene.name}_{suffix}", scene.shapes + tuple(extra)))
     return out
