@@ -19,11 +19,11 @@ from dataclasses import replace
 
 from chipgym.tasks.drc.suite import probes, syntax
 from chipgym.tasks.drc.suite.checks import draw_um, nm, out
+from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Point, Scene, l_shape, polygon, rect, text
 from chipgym.tasks.drc.suite.phrasing import say, value
 from chipgym.tasks.drc.suite.rule import Rule, TaskDraft
 
-DELTAS = probes.DELTAS
 _pick = syntax._pick
 FRAMES = ("{m}.", "Design rule: {m}.", "{m}; the check applies to each polygon on its own.")
 """Ways of stating a one-sentence meaning (``{m}``)."""
@@ -87,7 +87,7 @@ def edge_inside_length(rng: random.Random, cat: str, a: str, b: str, k: int) -> 
     rule = syntax.edge_inside_length(rng, cat, a, b, k)
     t = nm(rule.thresholds[cat])
     h, cover, crossing = max(1000, 2 * t + 200), rect(b, 0, 0, 2000, 3000), []
-    for d, sfx in DELTAS:
+    for d, sfx in free(cat, "crossing").offsets(t):
         crossing += [Scene(f"{cat}_cx_in_{sfx}", cover + rect(a, 2000 - t - d, 500, 2600, 500 + h)),
                      Scene(f"{cat}_cx_out_{sfx}", cover + rect(a, 1400, 500, 2000 + t + d, 500 + h))]
     return replace(rule, scenes=rule.scenes + tuple(crossing))
@@ -241,7 +241,7 @@ def side_enclosure(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule
     V, size, scenes = nm(v), 200, probes.enclosure_scenes(cat, a, b, nm(v))
     big = V + 300
     for sides in ("l", "lr", "lb", "lrb", "lrbt"):
-        for d, sfx in DELTAS[:2]:
+        for d, sfx in free(f"{cat}_{sides}", "side_enclosure").offsets(V)[:2]:
             m = {s: V + d if s in sides else big for s in "lrbt"}
             scenes.append(Scene(f"{cat}_sd_{sides}_{sfx}", rect(b, -m["l"], -m["b"], size + m["r"], size + m["t"])
                                 + rect(a, 0, 0, size, size)))
@@ -269,7 +269,7 @@ def edge_pair_filter(rng: random.Random, cat: str, a: str, b: str, k: int) -> Ru
                      + (" (measured on both edges)" if both else "") + ", they must be at least {s} {u} apart.",),
                a=a, l=run, s=s1)
     S, L, scenes = nm(s1), nm(run), probes.space_scenes(cat, a, a, nm(s1))
-    for d, sfx in DELTAS:
+    for d, sfx in free(cat, "run_shift").offsets(L):
         scenes += [Scene(f"{cat}_run_{sfx}", rect(a, 0, 0, 300, L + d) + rect(a, 300 + S - 1, 0, 600 + S, L + d)),
                    Scene(f"{cat}_shift_{sfx}",
                          rect(a, 0, 0, 300, 3 * L) + rect(a, 300 + S - 1, 3 * L - L - d, 600 + S, 4 * L))]
@@ -298,7 +298,7 @@ def _symmetry_scenes(cat: str, a: str) -> list[Scene]:
 def _overlay_scenes(cat: str, a: str, b: str, t: int, axis: int) -> list[Scene]:
     """``a`` (200 nm square) in ``b`` with a margin t-1 / t / t+1 on one side along ``axis`` (0: x, 1: y)."""
     scenes, big = [], t + 300
-    for d, sfx in DELTAS:
+    for d, sfx in free(cat, "overlay").offsets(t):
         for side in ("lo", "hi"):
             m = [big, big, big, big]  # left, bottom, right, top
             m[axis + (2 if side == "hi" else 0)] = t + d
@@ -397,7 +397,7 @@ def sizing(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 def _jog_scenes(cat: str, a: str, t: int) -> list[Scene]:
     """Rectangles with an outward / inward jog of height t-1 / t / t+1, and plain shapes."""
     scenes = []
-    for d, sfx in DELTAS:
+    for d, sfx in free(cat, "jog").offsets(t):
         j = t + d
         scenes += [Scene(f"{cat}_jog_up_{sfx}", polygon(a, [(0, 0), (2000, 0), (2000, 1000), (1000, 1000),
                                                             (1000, 1000 + j), (0, 1000 + j)])),
@@ -619,7 +619,7 @@ def union_area(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     h = math.ceil(area / w)
     scenes = probes.area_scenes(cat, a, area, w) + probes.area_scenes(f"{cat}_b", b, area, w)
     scenes += [Scene(f"{cat}_ua_ab_{sfx}", rect(a, 0, 0, w, (h + d) // 2) + rect(b, 0, (h + d) // 2, w, h + d))
-               for d, sfx in DELTAS]
+               for d, sfx in free(cat, "union_area").offsets(h)]
     deck = f"{a}.{method}({b}).with_area(nil, {value(v)})" + out(cat, f"{a}+{b} area < {value(v)} um2")
     return Rule(cat, text, deck, (a, b), {cat: v}, tuple(scenes))
 
@@ -632,7 +632,8 @@ def universal(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
         return rule
     per = nm(round(rule.thresholds[cat] * 10, 3))
     w = per // 4
-    near = tuple(Scene(f"{cat}_per_{sfx}", rect(a, 0, 0, w, per // 2 - w + d)) for d, sfx in DELTAS)
+    near = tuple(Scene(f"{cat}_per_{sfx}", rect(a, 0, 0, w, per // 2 - w + d))
+                 for d, sfx in free(cat, "perimeter_near").offsets(per // 2 - w))
     return replace(rule, scenes=rule.scenes + near)
 
 
@@ -662,7 +663,7 @@ def _segment_scenes(cat: str, a: str, b: str, s: int) -> list[Scene]:
     """A 1000 x 2000 ``a`` rectangle and ``b`` probes touching its right edge s-1 / s / s+1 from either end
     (that edge runs top to bottom, clockwise), in its middle, and at a corner."""
     base, scenes = rect(a, 0, 0, 1000, 2000), []
-    for d, sfx in DELTAS:
+    for d, sfx in free(cat, "segment").offsets(s):
         scenes += [Scene(f"{cat}_sg_top_{sfx}", base + rect(b, 1000, 2000 - s + d - 150, 1200, 2000 - s + d)),
                    Scene(f"{cat}_sg_bot_{sfx}", base + rect(b, 1000, s - d, 1200, s - d + 150))]
     return scenes + [Scene(f"{cat}_sg_mid", base + rect(b, 1000, 980, 1200, 1020)),
@@ -688,7 +689,7 @@ def edge_segments(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     W, D, E = nm(w), nm(d), nm(e)
     extra = [Scene(f"{cat}_lat_{sfx}", rect(a, 0, 0, 1500, W - 1) + rect(b, 1500 + D // 2, W - 1 + E + dd,
                                                                          1600 + D, W + E + 300))
-             for dd, sfx in DELTAS]
+             for dd, sfx in free(cat, "line_end_lateral").offsets(E)]
     text = say(rng, ("No {b} may lie within {d} {u} beyond the end of an {a} line narrower than {w} {u}; the keep-out "
                      "zone is also {e} {u} wider than the line on each side.",), a=a, b=b, d=d, w=w, e=e)
     body = f"{a}.edges.with_length(nil, {value(w)}).extended({value(e)}, {value(e)}, {value(d)}, 0.0).and({b})"

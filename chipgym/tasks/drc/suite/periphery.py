@@ -26,12 +26,11 @@ from dataclasses import dataclass, replace
 
 from chipgym.tasks.drc.suite import probes
 from chipgym.tasks.drc.suite.checks import nm, out
+from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, polygon, rect, ring
 from chipgym.tasks.drc.suite.manual import manual, zone_clause
 from chipgym.tasks.drc.suite.phrasing import value
 from chipgym.tasks.drc.suite.rule import Rule
-
-DELTAS = probes.DELTAS
 
 
 def category(rule_name: str) -> str:
@@ -338,7 +337,7 @@ def gate_to_tap(rng: random.Random, name: str, poly: str, diff: str, tap: str, v
     """Spacing of a gate (poly on diff) to a tap abutting that diff (min source length)."""
     deck = f"{poly}.and({diff}).separation({tap}.interacting({diff}), {value(v)})"
     t, out_ = nm(v), []
-    for d, sfx in DELTAS:
+    for d, sfx in free(category(name), "gate_to_tap").offsets(t):
         g = t + d
         out_ += [Scene(f"{category(name)}_src_{sfx}", rect(diff, 0, 0, 1500, 500) + rect(tap, 1500, 0, 1800, 500)
                        + rect(poly, 1500 - g - 150, -200, 1500 - g, 700)),
@@ -439,7 +438,8 @@ def area_except_square(rng: random.Random, name: str, s: Subject, v: float, side
     deck = f"{e}.with_area(nil, {value(v)}).not({e}.squares.with_bbox_width({value(pad)}))"
     p = nm(pad)
     scenes = probes.area_scenes(category(name), s.base, round(v * 1e6), nm(side)) + [
-        Scene(f"{category(name)}_pad_{sfx}", rect(s.base, 0, 0, p + d, p + d)) for d, sfx in DELTAS] + [
+        Scene(f"{category(name)}_pad_{sfx}", rect(s.base, 0, 0, p + d, p + d))
+        for d, sfx in free(category(name), "pad").offsets(p)] + [
         Scene(f"{category(name)}_pad_rect", rect(s.base, 0, 0, p, p + 1))]
     desc = ("Min area of {a}: {v} {u}² (exempt: probe pads of exactly " + value(pad) + " x " + value(pad) + " {u}).",
             "Min {a} area is {v} {u}²; the rule is exempted for probe pads which are exactly " + value(pad)
@@ -481,7 +481,7 @@ def adjacent_scenes(tag: str, inner: str, outer: str, t: int, size: int = 170) -
              "three_lt": (t - 1, t - 1, t - 1, big), "min": (0, 0, big, big)}
     out = [Scene(f"{tag}_adj_{k}", rect(outer, -left, -b, size + r, size + tp) + rect(inner, 0, 0, size, size))
            for k, (left, r, b, tp) in cases.items()]
-    for d, sfx in DELTAS:
+    for d, sfx in free(tag, "adjacent").offsets(t):
         k = math.floor((t + d) / math.sqrt(2)) if d < 0 else math.ceil((t + d) / math.sqrt(2))
         notch = rect(outer, -k, -big, size + big, size + big) + rect(outer, -big, -k, size + big, size + big)
         out.append(Scene(f"{tag}_adj_notch_{sfx}", notch + rect(inner, 0, 0, size, size)))
@@ -491,9 +491,10 @@ def adjacent_scenes(tag: str, inner: str, outer: str, t: int, size: int = 170) -
 def gate_scenes(tag: str, poly: str, diff: str, t: int, axis: str) -> list[Scene]:
     """Poly crossing diff with the measured gate side (``axis`` ``"w"``: diff height, ``"l"``: poly width)
     at t-1 / t / t+1; plus a gate at the end of the diff, an L-shaped diff and poly beside diff."""
-    other = 150 if axis == "w" else 420
+    f = free(tag, "gate")
+    other = f.size(150 if axis == "w" else 420)
     out = []
-    for d, sfx in DELTAS:
+    for d, sfx in f.offsets(t):
         m = t + d
         w, ln = (m, other) if axis == "w" else (other, m)
         out += [
@@ -514,8 +515,9 @@ def gate_scenes(tag: str, poly: str, diff: str, t: int, axis: str) -> list[Scene
 
 def tap_scenes(tag: str, tap: str, diff: str, t: int, n: int = 1500) -> list[Scene]:
     """A tap bar of width t-1 / t / t+1 butting one diff, two diffs (both sides), none; a diff on a corner."""
-    out = []
-    for d, sfx in DELTAS:
+    out, f = [], free(tag, "tap")
+    n = f.size(n)
+    for d, sfx in f.offsets(t):
         w = t + d
         one = rect(tap, 0, 0, w, n) + rect(diff, w, 0, w + 600, n)
         out += [
@@ -554,7 +556,7 @@ def aspect_scenes(tag: str, layer: str, v: float, short: int) -> list[Scene]:
     """Rectangles whose long/short ratio is just below, at and just above ``v`` (both orientations)."""
     exact_long = round(v * 2 * short)
     out = []
-    for d, sfx in DELTAS:
+    for d, sfx in free(tag, "aspect").offsets(exact_long):
         ln = exact_long + d
         out += [Scene(f"{tag}_ar_h_{sfx}", rect(layer, 0, 0, ln, 2 * short)),
                 Scene(f"{tag}_ar_v_{sfx}", rect(layer, 0, 0, 2 * short, ln))]

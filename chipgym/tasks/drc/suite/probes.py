@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import math
 
-from chipgym.tasks.drc.suite.draws import OFFSETS, free
+from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, diagonal_bar, l_shape, rect, ring, u_shape
-
-DELTAS = OFFSETS
 
 
 def _long(t: int) -> int:

@@ -15,11 +15,11 @@ from typing import Any, Callable
 
 from chipgym.tasks.drc.suite import probes
 from chipgym.tasks.drc.suite.checks import draw_um, nm, out
+from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, diagonal_bar, l_shape, polygon, rect, ring, u_shape
 from chipgym.tasks.drc.suite.phrasing import say, value
 from chipgym.tasks.drc.suite.rule import Rule, TaskDraft
 
-DELTAS = probes.DELTAS
 Kind = Callable[[random.Random, str, str, str, int], Rule]
 
 
@@ -30,15 +30,17 @@ def _pick(k: int, options: tuple[Any, ...]) -> Any:
 
 def _shape_zoo(cat: str, a: str) -> list[Scene]:
     """Generic single-layer shapes: rectangle, square, L, U, 45-degree bar, ring, triangle."""
+    z = free(cat, "shape_zoo").size
+    half, split_w = z(600), z(400)
     return [
-        Scene(f"{cat}_z_rect", rect(a, 0, 0, 400, 1200)),
-        Scene(f"{cat}_z_square", rect(a, 0, 0, 500, 500)),
-        Scene(f"{cat}_z_ell", l_shape(a, 0, 0, 300, 1200)),
-        Scene(f"{cat}_z_u", u_shape(a, 0, 0, 400, 300, 900)),
-        Scene(f"{cat}_z_diag", diagonal_bar(a, 0, 0, 300, 1200)),
-        Scene(f"{cat}_z_ring", ring(a, 0, 0, 600, 600, 300)),
-        Scene(f"{cat}_z_tri", polygon(a, [(0, 0), (1200, 0), (0, 700)])),
-        Scene(f"{cat}_z_split", rect(a, 0, 0, 400, 600) + rect(a, 0, 600, 400, 1200, cell="SUB")),
+        Scene(f"{cat}_z_rect", rect(a, 0, 0, z(400), z(1200))),
+        Scene(f"{cat}_z_square", rect(a, 0, 0, *[z(500)] * 2)),
+        Scene(f"{cat}_z_ell", l_shape(a, 0, 0, z(300), z(1200))),
+        Scene(f"{cat}_z_u", u_shape(a, 0, 0, z(400), z(300), z(900))),
+        Scene(f"{cat}_z_diag", diagonal_bar(a, 0, 0, z(300), z(1200))),
+        Scene(f"{cat}_z_ring", ring(a, 0, 0, z(600), z(600), z(300))),
+        Scene(f"{cat}_z_tri", polygon(a, [(0, 0), (z(1200), 0), (0, z(700))])),
+        Scene(f"{cat}_z_split", rect(a, 0, 0, split_w, half) + rect(a, 0, half, split_w, 2 * half, cell="SUB")),
     ]
 
 
@@ -93,7 +95,7 @@ def perimeter(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     text = say(rng, ("Minimum perimeter of a {a} polygon is {p} {u}.",
                       "{a} shapes with a perimeter below {p} {u} are too small."), a=a, p=p)
     half, w = nm(p) // 2, 150
-    scenes = [Scene(f"{cat}_pe_{s}", rect(a, 0, 0, w, half - w + d)) for d, s in DELTAS]
+    scenes = [Scene(f"{cat}_pe_{s}", rect(a, 0, 0, w, half - w + d)) for d, s in free(cat, "perimeter").offsets(half)]
     scenes += [Scene(f"{cat}_pe_split", rect(a, 0, 0, w, 200) + rect(a, 0, 200, w, half - w, cell="SUB")),
                Scene(f"{cat}_pe_pair", rect(a, 0, 0, w, half - w - 1) + rect(a, 1000, 0, 1000 + w, 3 * half))]
     return Rule(cat, text, deck, (a,), {cat: p}, tuple(scenes))
@@ -144,7 +146,7 @@ def bbox_size(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     text = say(rng, ("The bounding-box {what} of every {a} shape must be at least {w} {u}.",
                       "{a} shapes whose bounding-box {what} is below {w} {u} are not allowed."), a=a, w=w, what=what)
     W, scenes = nm(w), []
-    for d, s in DELTAS:
+    for d, s in free(cat, "bbox_size").offsets(W):
         scenes += [Scene(f"{cat}_bb_x_{s}", rect(a, 0, 0, W + d, 3 * W)),
                    Scene(f"{cat}_bb_y_{s}", rect(a, 0, 0, 3 * W, W + d)),
                    Scene(f"{cat}_bb_sq_{s}", rect(a, 0, 0, W + d, W + d)),
@@ -155,10 +157,12 @@ def bbox_size(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 def _pair_scenes(cat: str, a: str, b: str) -> list[Scene]:
     """Two-layer topologies: inside, flush, identical, straddle, outside, touch, abut, shifted copy."""
     scenes = probes.inside_scenes(cat, a, b) + probes.inside_scenes(f"{cat}_rev", b, a)
-    scenes += [Scene(f"{cat}_p_same", rect(a, 0, 0, 300, 300) + rect(b, 0, 0, 300, 300)),
-               Scene(f"{cat}_p_shift", rect(a, 0, 0, 300, 300) + rect(b, 1, 0, 301, 300)),
-               Scene(f"{cat}_p_samehier", rect(a, 0, 0, 300, 300, cell="SUB") + rect(b, 0, 0, 300, 300)),
-               Scene(f"{cat}_p_apart", rect(a, 0, 0, 300, 300) + rect(b, 1000, 0, 1300, 300))]
+    f = free(cat, "pair")
+    w, h, apart = f.size(300), f.size(300), f.size(1000)
+    scenes += [Scene(f"{cat}_p_same", rect(a, 0, 0, w, h) + rect(b, 0, 0, w, h)),
+               Scene(f"{cat}_p_shift", rect(a, 0, 0, w, h) + rect(b, 1, 0, w + 1, h)),
+               Scene(f"{cat}_p_samehier", rect(a, 0, 0, w, h, cell="SUB") + rect(b, 0, 0, w, h)),
+               Scene(f"{cat}_p_apart", rect(a, 0, 0, w, h) + rect(b, apart, 0, apart + w, h))]
     return scenes
 
 
@@ -189,7 +193,7 @@ def edge_inside_length(rng: random.Random, cat: str, a: str, b: str, k: int) -> 
                       "Edge segments of {a} {w} {b} shorter than {l} {u} are not allowed."),
                a=a, b=b, l=length, w=where)
     L, scenes = nm(length), []
-    for d, s in DELTAS:
+    for d, s in free(cat, "edge_inside").offsets(L):
         scenes += [Scene(f"{cat}_ei_{s}", rect(b, 0, 0, 2000, 2000) + rect(a, 2000 - L - d, 500, 2000 + L + d, 900)),
                    Scene(f"{cat}_eo_{s}", rect(b, 0, 0, 2000, 2000) + rect(a, 1000, 500, 2000 + L + d, 900))]
     scenes += [Scene(f"{cat}_e_far", rect(b, 0, 0, 2000, 2000) + rect(a, 3000, 0, 3000 + 2 * L, 2 * L))]
@@ -211,7 +215,7 @@ def line_end_keepout(rng: random.Random, cat: str, a: str, b: str, k: int) -> Ru
                           "Line-end keep-out: {b} must stay at least {d} {u} away from the end of {a} lines narrower "
                           "than {w} {u}, measured straight out of the line end."), a=a, b=b, d=d, w=w)
     W, D, L, scenes = nm(w), nm(d), 1500, []
-    for dw, sw in DELTAS:
+    for dw, sw in free(cat, "line_end").offsets(W):
         for dd, sd in ((-1, "in"), (0, "at")):
             x = L - D - dd - 50 if inward else L + D + dd
             scenes.append(Scene(f"{cat}_le_{sw}_{sd}",
@@ -274,7 +278,7 @@ def directional_keepout(rng: random.Random, cat: str, a: str, b: str, k: int) ->
                       "the other direction is not restricted.",
                       "Directional spacing: {a} to {b} along {ax} must be {d} {u} or more."), a=a, b=b, d=d, ax=axis)
     D, scenes = nm(d), []
-    for dd, s in DELTAS:
+    for dd, s in free(cat, "directional").offsets(D):
         g = D + dd
         scenes += [Scene(f"{cat}_dk_x_{s}", rect(a, 0, 0, 300, 300) + rect(b, 300 + g, 0, 600 + g, 300)),
                    Scene(f"{cat}_dk_y_{s}", rect(a, 0, 0, 300, 300) + rect(b, 0, 300 + g, 300, 600 + g))]
@@ -292,7 +296,7 @@ def pulled_width(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     text = say(rng, ("{b} shapes {r} {a} must be at least {w} {u} wide.",
                       "Minimum width of {b} {r} an {a} shape is {w} {u}."), a=a, b=b, w=w, r=rel)
     W, scenes = nm(w), []
-    for d, s in DELTAS:
+    for d, s in free(cat, "related_width").offsets(W):
         scenes += [Scene(f"{cat}_pw_touch_{s}", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1000 + W + d, 2000)),
                    Scene(f"{cat}_pw_over_{s}", rect(a, 0, 0, 1000, 3000) + rect(b, 900, 0, 900 + W + d, 2000)),
                    Scene(f"{cat}_pw_in_{s}", rect(a, 0, 0, 3000, 3000) + rect(b, 900, 100, 900 + W + d, 2000)),
@@ -311,7 +315,7 @@ def short_edges(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 def _short_edge_scenes(cat: str, a: str, t: int) -> list[Scene]:
     """Edges of length t-1 / t: rectangle side, step in an outline, step made by abutting cells."""
     scenes = []
-    for d, s in DELTAS:
+    for d, s in free(cat, "short_edge").offsets(t):
         scenes += [Scene(f"{cat}_se_rect_{s}", rect(a, 0, 0, t + d, 2000)),
                    Scene(f"{cat}_se_step_{s}", polygon(a, [(0, 0), (2000, 0), (2000, 1000), (1000, 1000),
                                                            (1000, 1000 + t + d), (0, 1000 + t + d)])),
@@ -366,7 +370,7 @@ def merged_width(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     text = say(rng, ("The union of {a} and {b} must be at least {w} {u} wide.",
                       "Minimum width of ({a} OR {b}) is {w} {u}."), a=a, b=b, w=w)
     W, scenes = nm(w), []
-    for d, s in DELTAS:
+    for d, s in free(cat, "merged_width").offsets(W):
         scenes += [Scene(f"{cat}_mw_ab_{s}", rect(a, 0, 0, W // 2, 2000) + rect(b, W // 2, 0, W + d, 2000)),
                    Scene(f"{cat}_mw_a_{s}", rect(a, 0, 0, W + d, 2000)),
                    Scene(f"{cat}_mw_b_{s}", rect(b, 0, 0, W + d, 2000))]
@@ -378,7 +382,7 @@ def extent_size(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     deck = f"{a}.extents.width({value(w)})" + out(cat, f"{a} extent < {value(w)} um")
     text = say(rng, ("The bounding box of each {a} polygon must measure at least {w} {u} in both x and y.",), a=a, w=w)
     W, scenes = nm(w), []
-    for d, s in DELTAS:
+    for d, s in free(cat, "extents").offsets(W):
         scenes += [Scene(f"{cat}_ex_x_{s}", rect(a, 0, 0, W + d, 2 * W)),
                    Scene(f"{cat}_ex_ell_{s}", l_shape(a, 0, 0, 100, W + d))]
     return Rule(cat, text, deck, (a,), {cat: w}, tuple(scenes))
@@ -419,9 +423,10 @@ def universal(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
         "iso": lambda: probes.space_scenes(cat, a, a, V),
         "ovlarea": lambda: [Scene(f"{cat}_oa_{s}",
                                   rect(a, 0, 0, 2000, 2000) + rect(b, 1000, 1000, 1000 + 2 * V, 1000 + 2 * V + d))
-                            for d, s in DELTAS]
+                            for d, s in free(cat, "overlap_area").offsets(V)]
         + [Scene(f"{cat}_oa_edge", rect(a, 0, 0, 2000, 2000) + rect(b, 2000 - V, 0, 2000 + V, 4 * V + 1))],
-        "bbox": lambda: [Scene(f"{cat}_bx_{s}_{t}", rect(a, 0, 0, V + d, V + e)) for d, s in DELTAS for e, t in DELTAS],
+        "bbox": lambda: [Scene(f"{cat}_bx_{s}_{t}", rect(a, 0, 0, V + d, V + e))
+                         for d, s in free(cat, "bbox_x").offsets(V) for e, t in free(cat, "bbox_y").offsets(V)],
     }[tag]()
     return Rule(cat, text, deck + out(cat, f"{a} universal {tag}"), (a, b), {cat: v}, tuple(scenes))
 

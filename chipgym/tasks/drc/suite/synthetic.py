@@ -15,11 +15,11 @@ from typing import Callable
 
 from chipgym.tasks.drc.suite import probes
 from chipgym.tasks.drc.suite.checks import draw_um, nm, out
+from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, rect
 from chipgym.tasks.drc.suite.phrasing import say, value
 from chipgym.tasks.drc.suite.rule import Rule, TaskDraft
 
-DELTAS = probes.DELTAS
 Kind = Callable[[random.Random, str, dict[str, str]], Rule]
 
 
@@ -36,9 +36,9 @@ def wide_space(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "to neighbouring {m}.",
         "Minimum spacing between wide {m} (min bounding-box dimension of {w} {u} or more) and any {m} is {s} {u}.",
     ), m=m, w=w, s=s)
-    W, S, scenes = nm(w), nm(s), []
-    for dw, sw in DELTAS:
-        for ds, ss in DELTAS:
+    W, S, scenes, f = nm(w), nm(s), [], free(cat, "wide_space")
+    for dw, sw in f.offsets(W):
+        for ds, ss in f.offsets(S):
             scenes.append(Scene(f"{cat}_ws_{sw}_{ss}", rect(m, 0, 0, W + dw, W + dw)
                                 + rect(m, W + dw + S + ds, 0, W + dw + S + ds + 150, W)))
         scenes.append(Scene(f"{cat}_ws_pair_{sw}",
@@ -62,10 +62,11 @@ def eol_space(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "(parallel projection).",
         "Minimum {m} end-of-line space is {s} {u}; an end of line is any {m} edge shorter than {w} {u}.",
     ), m=m, w=w, s=s)
-    W, S, L, scenes = nm(w), nm(s), 1500, []
-    for dw, sw in DELTAS:
+    W, S, scenes, f = nm(w), nm(s), [], free(cat, "eol_space")
+    L = f.size(1500)
+    for dw, sw in f.offsets(W):
         lw = W + dw
-        for ds, ss in DELTAS:
+        for ds, ss in f.offsets(S):
             g = S + ds
             scenes.append(Scene(f"{cat}_eol_tip_{sw}_{ss}", rect(m, 0, 0, L, lw) + rect(m, L + g, 0, 2 * L + g, lw)))
             scenes.append(Scene(f"{cat}_eol_bar_{sw}_{ss}", rect(m, 0, 0, L, lw) + rect(m, L + g, -L, L + g + 400, L)))
@@ -82,8 +83,8 @@ def gate_length(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "Minimum width of the transistor gate, i.e. the overlap of {po} and {od}, is {l} {u}.",
         "Where {po} crosses {od}, the resulting gate shape must not be narrower than {l} {u}.",
     ), po=po, od=od, l=lg)
-    L, scenes = nm(lg), []
-    for d, sfx in DELTAS:
+    L, scenes, f = nm(lg), [], free(cat, "gate_length")
+    for d, sfx in f.offsets(L):
         scenes.append(Scene(f"{cat}_gl_cross_{sfx}", rect(od, 0, 0, 1000, 600) + rect(po, 400, -200, 400 + L + d, 800)))
         scenes.append(Scene(f"{cat}_gl_edge_{sfx}",
                             rect(od, 0, 0, 1000, 600) + rect(po, 1000 - L - d, -200, 1200, 800)))
@@ -138,8 +139,8 @@ def redundant_via(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "Redundant vias: wide {m} (min bounding-box side {w} {u} or more) may not be connected through a single {v}.",
         "{m} plates of {w} x {w} {u} or larger need two or more {v} when they have any {v}.",
     ), m=m, v=v, w=w)
-    W, scenes = nm(w), []
-    for d, sfx in DELTAS:
+    W, scenes, f = nm(w), [], free(cat, "redundant_via")
+    for d, sfx in f.offsets(W):
         side = W + d
         scenes += [
             Scene(f"{cat}_rv_one_{sfx}", rect(m, 0, 0, side, side) + rect(v, 50, 50, 150, 150)),
@@ -166,9 +167,10 @@ def eol_enclosure(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "{m} shall enclose {v} by {a} {u} or more on every side and by {b} {u} or more in the x direction "
         "(end-of-line enclosure).",
     ), m=m, v=v, a=e1, b=e2)
-    E1, E2, s, scenes = nm(e1), nm(e2), 100, []
-    for d1, s1 in DELTAS:
-        for d2, s2 in DELTAS:
+    E1, E2, scenes, f = nm(e1), nm(e2), [], free(cat, "eol_enclosure")
+    s = f.size(100)
+    for d1, s1 in f.offsets(E1):
+        for d2, s2 in f.offsets(E2):
             scenes.append(Scene(f"{cat}_te_h_{s1}_{s2}",
                                 rect(m, -(E2 + d2), -(E1 + d1), s + E2 + d2, s + E1 + 1) + rect(v, 0, 0, s, s)))
         scenes.append(Scene(f"{cat}_te_adj_{s1}",
@@ -188,8 +190,9 @@ def via_proximity_width(rng: random.Random, cat: str, ly: dict[str, str]) -> Rul
         "Minimum width of {m} at a distance of {d} {u} or less from {v} is {w} {u}; the whole {m} shape is checked.",
     ), m=m, v=v, d=dist, w=w)
     D, W, scenes = nm(dist), nm(w), []
-    for dd, sd in ((0, "eq"), (1, "gt")):
-        for dw, sw in DELTAS:
+    f = free(cat, "via_proximity_width")
+    for dd, sd in f.offsets(D)[1:]:
+        for dw, sw in f.offsets(W):
             scenes.append(Scene(f"{cat}_vp_{sd}_{sw}", rect(v, 0, 0, 100, 100)
                                 + rect(m, 100 + D + dd, -500, 100 + D + dd + W + dw, 600)))
     scenes.append(Scene(f"{cat}_vp_diag",
@@ -234,7 +237,7 @@ def cut_poly_endcap(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     ), po=po, cpo=cpo, od=od, e=e)
     base = probes.extension_scenes(cat, od, po, nm(e))
     E, scenes = nm(e), []
-    for d, sfx in DELTAS:
+    for d, sfx in free(cat, "cut_poly_endcap").offsets(E):
         scenes.append(Scene(f"{cat}_cp_cut_{sfx}", rect(od, 0, 0, 1800, 600) + rect(po, 600, -1000, 750, 1600)
                             + rect(cpo, 400, 600 + E + d, 1000, 800)))
     return Rule(cat, text, deck, (po, od, cpo), {cat: e}, tuple(base + scenes))
@@ -270,9 +273,10 @@ def run_length_space(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "Parallel run-length spacing: when the facing length of two {m} edges is {p} {u} or longer, "
         "their spacing must be {s} {u} or more.",
     ), m=m, p=p, s=s)
-    P, S, w, scenes = nm(p), nm(s), 200, []
-    for dp, sp in ((-1, "lt"), (0, "eq")):
-        for ds, ss in DELTAS:
+    P, S, scenes, f = nm(p), nm(s), [], free(cat, "run_length_space")
+    w = f.size(200)
+    for dp, sp in f.offsets(P)[:2]:
+        for ds, ss in f.offsets(S):
             scenes.append(Scene(f"{cat}_rl_{sp}_{ss}",
                                 rect(m, 0, 0, w, 3 * P) + rect(m, w + S + ds, 0, 2 * w + S + ds, P + dp)))
     scenes.append(Scene(f"{cat}_rl_notch", rect(m, 0, 0, w, P) + rect(m, w + S - 1, 0, 2 * w + S - 1, P)
