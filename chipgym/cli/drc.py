@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult
 from chipgym.errors import EngineError
+from chipgym.tasks.drc.suites import suite_names
 
 if TYPE_CHECKING:
     from chipgym.scoring.drc import Grade
@@ -244,7 +245,7 @@ def add_commands(commands) -> None:
     grade.set_defaults(handler=grade_deck)
 
     built = drc.add_parser("build", help="build a built-in suite's dataset (labelled once; later loads only read it)")
-    built.add_argument("suite", metavar="SUITE", help="a built-in suite (drc-v0, drc-v1)")
+    built.add_argument("suite", metavar="SUITE", help=f"a built-in suite ({', '.join(suite_names())})")
     built.add_argument("--workers", type=int, default=2, help="KLayout workers (default 2)")
     built.add_argument("--pin", action="store_true",
                        help="pin the built content of a frozen suite in the package (once, when it is frozen)")

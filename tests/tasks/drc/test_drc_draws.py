@@ -3,10 +3,15 @@ drawn under a seed of the draw's own; outside a draw they give the evaluation sc
 fingerprints are checked in test_drc_suite_build.py)."""
 from __future__ import annotations
 
-from chipgym.tasks.drc.suite import generate_drafts
+import pytest
+
+from chipgym.tasks.drc.mutate import gds_scene
+from chipgym.tasks.drc.rule_free import measure
+from chipgym.tasks.drc.suite import build_suite, drawn_scenes, generate_drafts, opaque_name
 from chipgym.tasks.drc.suite.draws import drawing
 from chipgym.tasks.drc.suite.probes import enclosure_scenes, width_scenes
 from chipgym.tasks.drc.suite.redraw import parts_key
+from chipgym.tasks.drc.suites import get_suite
 
 
 def test_a_draw_keeps_the_tasks_and_draws_their_scenes_anew():
@@ -38,3 +43,37 @@ def test_drawn_offsets_keep_each_scene_on_its_side_of_the_threshold():
         widths = {name: max(x for x, _ in bars[name].shapes[0].points) for name in
                   ("r0_width_bar_lt", "r0_width_bar_eq", "r0_width_bar_gt")}
         assert widths["r0_width_bar_lt"] < 140 == widths["r0_width_bar_eq"] < widths["r0_width_bar_gt"]
+
+
+DRAWN_SLICE = ("sky130-0003", "synthetic-0100", "syntax-0005")
+
+
+@pytest.fixture(scope="module")
+def drawn_slice(pool, tmp_path_factory):
+    """Three drc-v2 tasks, labelled in real KLayout: their pools are drawn, not redrawn."""
+    ids = [i for i in DRAWN_SLICE if i in {d.id for d in generate_drafts(name="drc-v2")}]
+    return build_suite("drc-v2", run_deck=pool.run_deck, cache_dir=tmp_path_factory.mktemp("drc-v2"), ids=ids)
+
+
+def test_drawn_pools_are_made_of_no_evaluation_scene_and_teach_both_verdicts(drawn_slice):
+    assert len(drawn_slice) == len(DRAWN_SLICE)
+    for task in drawn_slice:
+        key = lambda case: parts_key(gds_scene(case.name, case.gds_bytes()))  # noqa: E731
+        evaluation = {key(case) for case in task.hidden_testcases}
+        taught = task.public_examples + task.training_testcases
+        assert not evaluation & {key(case) for case in taught}, task.id
+        assert len(task.public_examples) == 4 and len(task.training_testcases) >= len(task.hidden_testcases)
+        for category in task.categories:
+            assert {case.labels[category] for case in task.training_testcases} == {0, 1}, (task.id, category)
+
+
+def test_drawn_pools_are_the_generators_under_their_own_seed(drawn_slice):
+    """Each training layout is a scene of a draw of the task's generators (its name says which round), so nothing
+    of it was computed from an evaluation scene; the rule-free learner finds fewer evaluation patterns taught."""
+    for task in drawn_slice:
+        rounds = {f"train{r}": drawn_scenes("drc-v2", get_suite("drc-v2").seed, f"train{r}")[task.id]
+                  for r in range(6)}
+        names = {opaque_name(task.id, f"{scene.name}/{tag}") for tag, scenes in rounds.items() for scene in scenes}
+        assert {case.name for case in task.training_testcases} <= names, task.id
+        taught = measure(task, task.public_examples + task.training_testcases)
+        assert taught.known < taught.layouts, task.id

@@ -1,10 +1,12 @@
 """Built-in suites (:mod:`chipgym.tasks.drc.suites`) as datasets: generated, labelled once, then only read.
 
 Generation (:func:`generate_drafts`) is pure Python and deterministic for a seed.
-Labels need KLayout: :func:`label_draft` runs the gold deck on every scene (the evaluation layouts) and on
-redraws of them (the public examples and the training layouts) through an injected ``run_deck``.
+Labels need KLayout: :func:`label_draft` runs the gold deck on every scene (the evaluation layouts) and on the
+public examples and training layouts, through an injected ``run_deck``. Those are, as the suite says
+(``Suite.pools``), redraws of the evaluation scenes (drc-v0, drc-v1: :mod:`~chipgym.tasks.drc.suite.redraw`) or
+independent draws of the task's own generators (:mod:`~chipgym.tasks.drc.suite.draws`).
 :func:`build_suite` is the one caller of the generators: it writes each labelled task to the suite's
-artifact, ``<cache_dir>/<name>-seed<seed>-<fingerprint>-r<redraw format>/tasks/<id>.json`` and ``.gds``
+artifact, ``<cache_dir>/<name>-seed<seed>-<fingerprint>-<pools format>/tasks/<id>.json`` and ``.gds``
 (:mod:`chipgym.tasks.drc.artifact`), as soon as it is labelled (an interrupted build resumes), beside
 ``manifest.yaml`` (:func:`manifest`: counts, task ids and the DSL methods the gold decks use), and reads the
 tasks back from there. The fingerprint hashes every deck and scene and the KLayout version, so a generator
@@ -18,13 +20,14 @@ artifact is found, and read, without generating anything.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import random
 import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 import yaml
 from tqdm import tqdm
@@ -36,10 +39,11 @@ from chipgym.tasks.drc.dsl import dsl_methods_used
 from chipgym.tasks.drc.labels import LabellingError, discriminates, label_layouts, pick_public
 from chipgym.tasks.drc.rule2drc import testcase_filename
 from chipgym.tasks.drc.runner import RunDeck, VerdictPool
+from chipgym.tasks.drc.suite.draws import DRAW_FORMAT, drawing
 from chipgym.tasks.drc.suite.layouts import Scene, scene_gds
 from chipgym.tasks.drc.suite.redraw import REDRAW_FORMAT, parts_key, redraw
 from chipgym.tasks.drc.suite.rule import TaskDraft
-from chipgym.tasks.drc.suites import get_suite
+from chipgym.tasks.drc.suites import Suite, get_suite
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
 SUITE_NAME = "drc-v0"
@@ -68,11 +72,24 @@ def generate_drafts(seed: int | None = None, name: str = SUITE_NAME) -> list[Tas
     ]
 
 
-def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED) -> DrcTask:
-    """Run the gold deck on the draft's scenes (the evaluation layouts) and on redraws of them
-    (:mod:`~chipgym.tasks.drc.suite.redraw`): a few become the public examples, and ``TRAINING_ROUNDS``
-    redraws of every scene (more while a category lacks a passing or a failing one) the training layouts.
-    No public or training layout is made of an evaluation layout's shapes (``redraw.parts_key``)."""
+class TaughtLayouts(Protocol):
+    """Where a task's public examples and training layouts come from."""
+
+    def sample(self, count: int, tag: str) -> list[tuple[str, bytes]]:
+        """``count`` layouts of the round ``tag`` (every one of the round when ``count`` is the number of
+        evaluation scenes), as named GDS streams; none made of an evaluation scene's parts."""
+        ...
+
+
+Pools = Callable[[TaskDraft, Mapping[str, tuple[int, int]]], TaughtLayouts]
+
+
+def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED, pools: Pools | None = None) -> DrcTask:
+    """Run the gold deck on the draft's scenes (the evaluation layouts) and on the layouts ``pools`` gives
+    (redraws of the scenes by default, :class:`_Redraws`): a few become the public examples, and
+    ``TRAINING_ROUNDS`` rounds of as many layouts as scenes (more while a category lacks a passing or a failing
+    one) the training layouts. No public or training layout is made of an evaluation layout's shapes
+    (``redraw.parts_key``)."""
     deck, categories = draft.deck(), draft.categories()
     layers = {n: draft.layers[n] for n in sorted({layer for r in draft.rules for layer in r.layers})}
     scenes = draft.scenes()
@@ -80,14 +97,15 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED) -> 
                            categories, run_deck)
     if lacking := discriminates(hidden, categories):
         raise LabellingError(f"{draft.id}: no passing or no failing layout for {lacking}")
-    redraws = _Redraws(draft.id, scenes, layers, random.Random(f"{seed}/{draft.id}/redraw"))
-    public = pick_public(label_layouts(deck, redraws.sample(PUBLIC_DRAWS, "public"), categories, run_deck),
+    taught = pools(draft, layers) if pools else _Redraws(draft.id, scenes, layers,
+                                                         random.Random(f"{seed}/{draft.id}/redraw"))
+    public = pick_public(label_layouts(deck, taught.sample(PUBLIC_DRAWS, "public"), categories, run_deck),
                          random.Random(f"{seed}/{draft.id}"), N_PUBLIC)
     training: list[Testcase] = []
     for draw in range(TRAINING_ROUNDS + MORE_ROUNDS):
         if draw >= TRAINING_ROUNDS and not discriminates(training, categories):
             break
-        training += label_layouts(deck, redraws.sample(len(scenes), f"train{draw}"), categories, run_deck)
+        training += label_layouts(deck, taught.sample(len(scenes), f"train{draw}"), categories, run_deck)
     metadata = {**draft.metadata, "dsl_methods": sorted(dsl_methods_used(deck))}
     if lacking := discriminates(training, categories):
         metadata["training_lacking"] = lacking
@@ -135,6 +153,37 @@ class _Redraws:
         return drawn
 
 
+class _Draws:
+    """Independent draws of a task's scenes (:mod:`~chipgym.tasks.drc.suite.draws`): each round is the suite
+    generated again inside its own draw; a drawn scene made of an evaluation scene's parts is left out."""
+
+    def __init__(self, name: str, seed: int, draft: TaskDraft, layers: Mapping[str, tuple[int, int]]):
+        self.name, self.seed, self.task_id, self.layers = name, seed, draft.id, dict(layers)
+        self.evaluation = {parts_key(scene) for scene in draft.scenes()}
+        self.rng = random.Random(f"{seed}/{draft.id}/draw")
+
+    def sample(self, count: int, tag: str) -> list[tuple[str, bytes]]:
+        scenes = drawn_scenes(self.name, self.seed, tag)[self.task_id]
+        chosen = scenes if count >= len(scenes) else self.rng.sample(scenes, count)
+        return [(opaque_name(self.task_id, f"{scene.name}/{tag}"), scene_gds(scene, self.layers))
+                for scene in chosen if parts_key(scene) not in self.evaluation]
+
+
+@functools.lru_cache(maxsize=8)
+def drawn_scenes(name: str, seed: int, tag: str) -> dict[str, list[Scene]]:
+    """Every task's scenes in the draw ``tag`` of a suite (its generators run inside ``drawing``), by task id."""
+    with drawing(f"{name}/{seed}/{tag}"):
+        return {draft.id: draft.scenes() for draft in generate_drafts(seed, name)}
+
+
+def suite_pools(suite: Suite, seed: int) -> Pools | None:
+    """How ``suite`` makes its public examples and training layouts (None: redraws, :func:`label_draft`'s
+    default)."""
+    if suite.pools == "drawn":
+        return lambda draft, layers: _Draws(suite.name, seed, draft, layers)
+    return None
+
+
 def opaque_name(task_id: str, scene_name: str) -> str:
     """A testcase name that does not reveal which corner case the layout probes."""
     return "t" + hashlib.sha256(f"{task_id}/{scene_name}".encode()).hexdigest()[:12]
@@ -160,7 +209,7 @@ def manifest(drafts: Sequence[TaskDraft], name: str = SUITE_NAME, seed: int | No
         "tasks": {g: sum(d.group == g for d in drafts) for g in sorted({d.group for d in drafts})},
         "splits": {s: sum(d.split == s for d in drafts) for s in ("train", "test")},
         "dsl_methods": {m: usage[m] for m in sorted(usage)},
-        "redraw_format": REDRAW_FORMAT,
+        "pools": pools_format(get_suite(name)),
         "ids": [d.id for d in drafts],
     }
 
@@ -222,9 +271,14 @@ def pin_suite(name: str, cache_dir: str | Path | None = None) -> Path:
 
 
 def artifact_name(name: str, seed: int, evaluation_fingerprint: str) -> str:
-    """The folder of a suite's artifact: its evaluation layouts' fingerprint and the redraw format of its public
-    and training pools."""
-    return f"{name}-seed{seed}-{evaluation_fingerprint}-r{REDRAW_FORMAT}"
+    """The folder of a suite's artifact: its evaluation layouts' fingerprint and the format of its public and
+    training pools."""
+    return f"{name}-seed{seed}-{evaluation_fingerprint}-{pools_format(get_suite(name))}"
+
+
+def pools_format(suite: Suite) -> str:
+    """``r<redraw format>`` or ``d<draw format>``: how the suite's pools are made, and that maker's version."""
+    return f"d{DRAW_FORMAT}" if suite.pools == "drawn" else f"r{REDRAW_FORMAT}"
 
 
 def _artifact_ids(root: Path) -> list[str] | None:
@@ -247,8 +301,10 @@ def _build(drafts: Sequence[TaskDraft], root: Path, name: str, seed: int, run_de
     built = sum(1 for d in drafts if artifact.has_task(root / "tasks", d.id))
     print(f"{name}: {len(todo)} task(s) asked for are not built yet ({built} of {len(drafts)} are, in {root}); "
           f"building them now (`chipgym drc build {name}` builds them all once)", file=sys.stderr)
+    pools = suite_pools(get_suite(name), seed)
     with contextlib.ExitStack() as stack:
         engine = run_deck or stack.enter_context(VerdictPool(workers=jobs)).run_deck
         with ThreadPoolExecutor(max(1, jobs)) as pool:
-            labelled = pool.map(lambda d: artifact.write_task(label_draft(d, engine, seed), root / "tasks"), todo)
+            labelled = pool.map(lambda d: artifact.write_task(label_draft(d, engine, seed, pools), root / "tasks"),
+                                todo)
             list(tqdm(labelled, total=len(todo), desc=f"building {name}", unit="task", file=sys.stderr))

@@ -24,6 +24,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Iterator
 
+DRAW_FORMAT = 1
+"""Bump when a draw changes (part of the name of a dataset artifact whose pools are drawn)."""
 OFFSETS = ((-1, "lt"), (0, "eq"), (1, "gt"))
 """The evaluation scenes' offsets (dbu) from every threshold, with their scene-name suffix."""
 SCALE = (0.6, 1.6)  # a drawn free dimension, as a multiple of its stated value

@@ -20,7 +20,7 @@ import pkgutil
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Literal
 
 from chipgym.tasks.drc.suite.rule import TaskDraft
 
@@ -38,6 +38,9 @@ class Suite:
     test_fraction: float = 0.25
     min_hidden: int = 1
     """Fewest hidden layouts a task may have (each is labelled for every category of the task)."""
+    pools: Literal["redrawn", "drawn"] = "redrawn"
+    """How its public examples and training layouts are made: redrawn from the evaluation scenes (drc-v0 and
+    drc-v1, kept as published) or drawn from the task's own generators independently of them (issue 39)."""
     frozen: bool = False
     """True once published: its fingerprint is pinned, so no change to a group may alter it."""
     fingerprint: str | None = None
