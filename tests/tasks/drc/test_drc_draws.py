@@ -9,6 +9,8 @@ from chipgym.tasks.drc.mutate import gds_scene
 from chipgym.tasks.drc.rule_free import measure
 from chipgym.tasks.drc.suite import build_suite, drawn_scenes, generate_drafts, opaque_name
 from chipgym.tasks.drc.suite.draws import drawing
+from chipgym.tasks.drc.suite.kit import gap_scenes
+from chipgym.tasks.drc.suite.layouts import rect
 from chipgym.tasks.drc.suite.probes import enclosure_scenes, width_scenes
 from chipgym.tasks.drc.suite.redraw import parts_key
 from chipgym.tasks.drc.suites import get_suite
@@ -43,6 +45,26 @@ def test_drawn_offsets_keep_each_scene_on_its_side_of_the_threshold():
         widths = {name: max(x for x, _ in bars[name].shapes[0].points) for name in
                   ("r0_width_bar_lt", "r0_width_bar_eq", "r0_width_bar_gt")}
         assert widths["r0_width_bar_lt"] < 140 == widths["r0_width_bar_eq"] < widths["r0_width_bar_gt"]
+
+
+def test_the_advanced_node_families_draw_their_sizes_and_offsets_too():
+    """drc-v1's synthetic group (beol, feol and their shared kit) draws as the probes do: a failing gap stays below
+    the threshold, an equal one at it; across the group nearly every task draws scenes of new parts."""
+    base = rect("m1", 0, 0, 200, 1000)
+    drawn = []
+    for seed in range(20):
+        with drawing(str(seed)):
+            scenes = {s.name: s for s in gap_scenes("c", base, "m1", 100, 200, 1000)}
+        lt, eq = (min(x for x, _ in scenes[f"c_par_{sfx}"].shapes[1].points) - 200 for sfx in ("lt", "eq"))
+        assert lt < 100 == eq
+        drawn.append(parts_key(scenes["c_par_lt"]))
+    assert len(set(drawn)) > 10
+    evaluation = [d for d in generate_drafts(name="drc-v2") if d.group == "synthetic"]
+    with drawing("train0"):
+        draw = [d for d in generate_drafts(name="drc-v2") if d.group == "synthetic"]
+    alike = sum(not {parts_key(s) for s in d.scenes()} - {parts_key(s) for s in e.scenes()}
+                for e, d in zip(evaluation, draw, strict=True))
+    assert alike <= 0.01 * len(draw)
 
 
 DRAWN_SLICE = ("sky130-0003", "synthetic-0100", "syntax-0005")

@@ -16,6 +16,7 @@ import random
 
 from chipgym.tasks.drc.suite import probes
 from chipgym.tasks.drc.suite.checks import out
+from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.kit import diagonal_offset, enclosed_box, gap_scenes, pinch, row, say_units
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, l_shape, polygon, rect
 from chipgym.tasks.drc.suite.phrasing import value
@@ -33,8 +34,8 @@ def _conditional_space(cat: str, m: str, select: str, s: int, cond: tuple[Shape,
     scenes += gap_scenes(f"{cat}_pb", plain, m, s, 60, 900)[:1]
     x1 = max(p[0] for sh in cond for p in sh.points)
     y1 = max(p[1] for sh in cond for p in sh.points)
-    for fail, sfx in ((True, "lt"), (False, "eq")):
-        g, k = (s - 1 if fail else s), diagonal_offset(s, fail)
+    for d, sfx in free(cat, "conditional_space").offsets(s)[:2]:
+        g, k = s + d, diagonal_offset(s, d < 0, -d)
         moved = tuple(Shape(sh.layer, tuple((x + x1 + g, y) for x, y in sh.points)) for sh in cond)
         diag = tuple(Shape(sh.layer, tuple((x + x1 + k, y + y1 + k) for x, y in sh.points)) for sh in cond)
         scenes += [Scene(f"{cat}_cc_par_{sfx}", cond + moved), Scene(f"{cat}_cc_corner_{sfx}", cond + diag)]
@@ -45,7 +46,8 @@ def wide_metal_space(rng: random.Random, cat: str, t: Tech) -> Rule:
     """Width-dependent spacing: polygons with a part wider than W (a W/2 undersize survives) need S."""
     m, w, s = t.ly["metal"], t.nm["wide_w"], t.nm["wide_s"]
     select = f"{m}.interacting({m}.sized(-{value(w / 2000)}))"
-    deck, scenes = _conditional_space(cat, m, select, s, rect(m, 0, 0, 2 * w, w + 1), rect(m, 0, 0, 2 * w, w),
+    n = free(cat, "wide_metal").size(2 * w)
+    deck, scenes = _conditional_space(cat, m, select, s, rect(m, 0, 0, n, w + 1), rect(m, 0, 0, n, w),
                                       rng.choice(("separation", "sep")))
     text = say_units(rng, (
         "A {m} polygon that is wider than {w} {u} anywhere is wide metal; wide metal must be spaced at least "
@@ -80,9 +82,12 @@ def projection_space(rng: random.Random, cat: str, t: Tech) -> Rule:
         "Side-to-side spacing of {m} is {s} {u} minimum, measured perpendicular to parallel facing edges.",
         "{m} parallel-edge spacing (projection metric) shall be no less than {s} {u}.",
     ), m=m, s=s / 1000)
-    base = rect(m, 0, 0, 200, 1000)
+    f = free(cat, "projection_space")
+    w, h = f.size(200), f.size(1000)
+    base = rect(m, 0, 0, w, h)
     scenes = gap_scenes(cat, base, m, s, 200, 1000)
-    scenes += [Scene(f"{cat}_run_{sfx}", base + rect(m, 200 + g, 990, 400 + g, 2000)) for g, sfx in ((s - 1, "lt"),)]
+    scenes += [Scene(f"{cat}_run_{sfx}", base + rect(m, w + s + d, h - 10, 2 * w + s + d, 2 * h))
+               for d, sfx in f.offsets(s)[:1]]
     return Rule(cat, text, deck, (m,), {cat: s / 1000}, tuple(scenes))
 
 
@@ -112,12 +117,15 @@ def jog_length(rng: random.Random, cat: str, t: Tech) -> Rule:
         "{m} outline segments below {j} {u} (small jogs) are violations.",
     ), m=m, j=j / 1000)
 
-    def step(d: int) -> tuple[Shape, ...]:
-        return polygon(m, [(0, 0), (1200, 0), (1200, w), (600, w), (600, w + d), (0, w + d)])
+    f = free(cat, "jog_length")
+    n, short = f.size(1200, grid=10), j + f.offsets(j)[0][0]
 
-    scenes = [Scene(f"{cat}_jog_lt", step(j - 1)), Scene(f"{cat}_jog_eq", step(j)),
-              Scene(f"{cat}_jog_bar", rect(m, 0, 0, 1200, w)), Scene(f"{cat}_jog_ell", l_shape(m, 0, 0, w, 1200)),
-              Scene(f"{cat}_jog_split", rect(m, 0, 0, 600, w) + rect(m, 600, 0, 1200, w + j - 1, cell="SUB"))]
+    def step(d: int) -> tuple[Shape, ...]:
+        return polygon(m, [(0, 0), (n, 0), (n, w), (n // 2, w), (n // 2, w + d), (0, w + d)])
+
+    scenes = [Scene(f"{cat}_jog_lt", step(short)), Scene(f"{cat}_jog_eq", step(j)),
+              Scene(f"{cat}_jog_bar", rect(m, 0, 0, n, w)), Scene(f"{cat}_jog_ell", l_shape(m, 0, 0, w, n)),
+              Scene(f"{cat}_jog_split", rect(m, 0, 0, n // 2, w) + rect(m, n // 2, 0, n, w + short, cell="SUB"))]
     return Rule(cat, text, deck, (m,), {cat: j / 1000}, tuple(scenes))
 
 
@@ -130,11 +138,13 @@ def marker_width(rng: random.Random, cat: str, t: Tech) -> Rule:
         "{m} shapes lying entirely within {mk} have a minimum width of {w} {u}.",
         "Minimum width of {m} fully covered by {mk}: {w} {u}.",
     ), m=m, mk=mk, w=w / 1000)
-    box = rect(mk, -300, -300, 1500, 1500)
-    scenes = [Scene(f"{cat}_mw_lt", box + rect(m, 0, 0, w - 1, 1000)),
-              Scene(f"{cat}_mw_eq", box + rect(m, 0, 0, w, 1000)),
-              Scene(f"{cat}_mw_out", rect(mk, 500, 0, 1500, 1000) + rect(m, 0, 0, w - 1, 1000)),
-              Scene(f"{cat}_mw_straddle", rect(mk, -300, -300, 1500, 500) + rect(m, 0, 0, w - 1, 1000)),
+    f = free(cat, "marker_width")
+    n, narrow = f.size(1000, grid=10), w + f.offsets(w)[0][0]
+    box = rect(mk, -300, -300, n + 500, n + 500)
+    scenes = [Scene(f"{cat}_mw_lt", box + rect(m, 0, 0, narrow, n)),
+              Scene(f"{cat}_mw_eq", box + rect(m, 0, 0, w, n)),
+              Scene(f"{cat}_mw_out", rect(mk, n // 2, 0, n + 500, n) + rect(m, 0, 0, narrow, n)),
+              Scene(f"{cat}_mw_straddle", rect(mk, -300, -300, n + 500, n // 2) + rect(m, 0, 0, narrow, n)),
               Scene(f"{cat}_mw_pinch_lt", rect(mk, -300, -300, 3000, 3000) + pinch(m, w, True)),
               Scene(f"{cat}_mw_pinch_eq", rect(mk, -300, -300, 3000, 3000) + pinch(m, w, False))]
     return Rule(cat, text, deck, (m, mk), {cat: w / 1000}, tuple(scenes))
@@ -151,12 +161,14 @@ def marker_space(rng: random.Random, cat: str, t: Tech) -> Rule:
         "{m} to {m} spacing inside the {mk} region is {s} {u} minimum; {m} crossing the {mk} edge is exempt.",
         "Minimum space of {m} polygons entirely within {mk}: {s} {u}.",
     ), m=m, mk=mk, s=s / 1000)
-    base = rect(m, 0, 0, 200, 1000)
+    f = free(cat, "marker_space")
+    w, h, g = f.size(200), f.size(1000), s + f.offsets(s)[0][0]
+    base = rect(m, 0, 0, w, h)
     box = rect(mk, -300, -300, 2000, 2500)
     scenes = gap_scenes(f"{cat}_in", base, m, s, 200, 1000, extra=box)
-    scenes += [Scene(f"{cat}_out_lt", base + rect(m, 200 + s - 1, 0, 400 + s - 1, 1000)),
-               Scene(f"{cat}_half_lt", base + rect(m, 200 + s - 1, 0, 400 + s - 1, 1000)
-                     + rect(mk, -300, -300, 200 + (s - 1) // 2, 1300))]
+    scenes += [Scene(f"{cat}_out_lt", base + rect(m, w + g, 0, 2 * w + g, h)),
+               Scene(f"{cat}_half_lt", base + rect(m, w + g, 0, 2 * w + g, h)
+                     + rect(mk, -300, -300, w + g // 2, h + 300))]
     return Rule(cat, text, deck, (m, mk), {cat: s / 1000}, tuple(scenes))
 
 
@@ -172,14 +184,16 @@ def via_array_space(rng: random.Random, cat: str, t: Tech) -> Rule:
         "{v} spacing of {s} {u} or more.",
         "Minimum {v} spacing inside arrays of {n}+ vias (cuts no more than {d} {u} apart form an array) is {s} {u}.",
     ), v=v, n=n, d=d / 1000, s=s / 1000)
-    last = (n - 2) * (vw + s - 1) + vw
-    scenes = [Scene(f"{cat}_arr_lt", row(v, n, vw, s - 1)), Scene(f"{cat}_arr_eq", row(v, n, vw, s)),
-              Scene(f"{cat}_arr_short", row(v, n - 1, vw, s - 1)),
-              Scene(f"{cat}_arr_far_eq", row(v, n - 1, vw, s - 1) + rect(v, last + d, 0, last + d + vw, vw)),
-              Scene(f"{cat}_arr_far_gt", row(v, n - 1, vw, s - 1) + rect(v, last + d + 1, 0, last + d + 1 + vw, vw))]
+    f = free(cat, "via_array")
+    g, far = s + f.offsets(s)[0][0], d + f.offsets(d)[2][0]
+    last = (n - 2) * (vw + g) + vw
+    scenes = [Scene(f"{cat}_arr_lt", row(v, n, vw, g)), Scene(f"{cat}_arr_eq", row(v, n, vw, s)),
+              Scene(f"{cat}_arr_short", row(v, n - 1, vw, g)),
+              Scene(f"{cat}_arr_far_eq", row(v, n - 1, vw, g) + rect(v, last + d, 0, last + d + vw, vw)),
+              Scene(f"{cat}_arr_far_gt", row(v, n - 1, vw, g) + rect(v, last + far, 0, last + far + vw, vw))]
     edge = (n - 2) * (vw + s) + vw
-    for fail, sfx in ((True, "lt"), (False, "eq")):
-        k = diagonal_offset(s, fail)
+    for offset, sfx in f.offsets(s)[:2]:
+        k = diagonal_offset(s, offset < 0, -offset)
         scenes.append(Scene(f"{cat}_arr_corner_{sfx}", row(v, n - 1, vw, s) + rect(v, edge + k, vw + k, edge + k + vw,
                                                                                    2 * vw + k)))
     return Rule(cat, text, deck, (v,), {f"{cat}_count": float(n), f"{cat}_dist": d / 1000, f"{cat}_space": s / 1000},
@@ -210,12 +224,13 @@ def via_side_enclosure(rng: random.Random, cat: str, t: Tech) -> Rule:
         "Enclosure of {v} by {m} is {e} {u} minimum " + rule + " (" + hint + ").",
         "The {v} cut needs {e} {u} of {m} around it " + rule + ".",
     ), m=m, v=v, e=e / 1000)
-    big = e + 200
-    patterns = {"none": (e, e, e, e), "one": (e - 1, e, e, e), "opp": (e - 1, e - 1, e, e),
-                "adj": (e - 1, e, e - 1, e), "three": (e - 1, e - 1, e - 1, e), "four": (e - 1,) * 4,
-                "oppwide": (e - 1, e - 1, big, big)}
+    f = free(cat, "via_side_enclosure")
+    short, big = e + f.offsets(e)[0][0], e + f.size(200)
+    patterns = {"none": (e, e, e, e), "one": (short, e, e, e), "opp": (short, short, e, e),
+                "adj": (short, e, short, e), "three": (short, short, short, e), "four": (short,) * 4,
+                "oppwide": (short, short, big, big)}
     scenes = [Scene(f"{cat}_se_{k}", enclosed_box(m, v, vw, *p)) for k, p in patterns.items()]
-    k = diagonal_offset(e, True)
+    k = diagonal_offset(e, True, e - short)
     notch = rect(m, -big, -k, vw + big, vw + big) + rect(m, -k, -big, vw + big, vw + big)
     scenes.append(Scene(f"{cat}_se_notch", notch + rect(v, 0, 0, vw, vw)))
     scenes.append(Scene(f"{cat}_se_out", rect(m, -big, -big, vw // 2, vw + big) + rect(v, 0, 0, vw, vw)))
@@ -233,13 +248,13 @@ def via_concave_corner(rng: random.Random, cat: str, t: Tech) -> Rule:
         "a violation.",
         "Concave-corner rule: no {v} may overlap or touch the {d} {u} square window around an inner {m} corner.",
     ), v=v, m=m, d=d / 1000)
+    f = free(cat, "via_concave_corner")
     arm = 2 * d + 3 * vw
-    ell = l_shape(m, 0, 0, arm, arm + 1500)
+    ell = l_shape(m, 0, 0, arm, arm + f.size(1500))
     def at(x: int, y: int) -> tuple[Shape, ...]:
         return ell + rect(v, x, y, x + vw, y + vw)
-    scenes = [Scene(f"{cat}_cc_left_{sfx}", at(arm - g - vw, arm + 10)) for g, sfx in ((d - 1, "lt"), (d, "eq"),
-                                                                                       (d + 1, "gt"))]
-    scenes += [Scene(f"{cat}_cc_below_{sfx}", at(arm + 10, arm - g - vw)) for g, sfx in ((d, "eq"), (d + 1, "gt"))]
-    scenes += [Scene(f"{cat}_cc_diag_{sfx}", at(arm - g - vw, arm - g - vw)) for g, sfx in ((d, "eq"), (d + 1, "gt"))]
+    scenes = [Scene(f"{cat}_cc_left_{sfx}", at(arm - d - o - vw, arm + 10)) for o, sfx in f.offsets(d)]
+    scenes += [Scene(f"{cat}_cc_below_{sfx}", at(arm + 10, arm - d - o - vw)) for o, sfx in f.offsets(d)[1:]]
+    scenes += [Scene(f"{cat}_cc_diag_{sfx}", at(arm - d - o - vw, arm - d - o - vw)) for o, sfx in f.offsets(d)[1:]]
     scenes.append(Scene(f"{cat}_cc_convex", at(0, 0)))
     return Rule(cat, text, deck, (v, m), {cat: d / 1000}, tuple(scenes))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 
 from chipgym.tasks.drc.suite.checks import out
+from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.kit import diagonal_offset, gap_scenes, pinch, say_units
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, rect
 from chipgym.tasks.drc.suite.phrasing import value
@@ -39,17 +40,19 @@ def contact_gate_space(rng: random.Random, cat: str, t: Tech) -> Rule:
         "checked by this rule.",
         "Contact-to-gate space: {s} {u} or more between {co} and the {po}/{od} overlap.",
     ), co=co, po=po, od=od, s=s / 1000)
-    x = 500
+    f = free(cat, "contact_gate")
+    x, near = f.size(500, grid=10), s + f.offsets(s)[0][0]
     gate = _gate(od, po, x, 100)
     scenes = []
-    for g, sfx in ((s - 1, "lt"), (s, "eq")):
+    for d, sfx in f.offsets(s)[:2]:
+        g = s + d
         scenes.append(Scene(f"{cat}_cg_left_{sfx}", gate + rect(co, x - g - cw, 200, x - g, 200 + cw)))
-        k = diagonal_offset(s, g < s)
+        k = diagonal_offset(s, d < 0, -d)
         scenes.append(Scene(f"{cat}_cg_corner_{sfx}", gate + rect(co, x + 100 + k, OD_H + k, x + 100 + k + cw,
                                                                   OD_H + k + cw)))
     scenes.append(Scene(f"{cat}_cg_field", rect(od, 0, 0, OD_W, OD_H) + rect(po, x, -EXT, x + 100, OD_H + 900)
-                        + rect(co, x - s + 1 - cw, OD_H + 400, x - s + 1, OD_H + 400 + cw)))
-    scenes.append(Scene(f"{cat}_cg_above_lt", gate + rect(co, x, OD_H + s - 1, x + cw, OD_H + s - 1 + cw)))
+                        + rect(co, x - near - cw, OD_H + 400, x - near, OD_H + 400 + cw)))
+    scenes.append(Scene(f"{cat}_cg_above_lt", gate + rect(co, x, OD_H + near, x + cw, OD_H + near + cw)))
     return Rule(cat, text, deck, (co, po, od), {cat: s / 1000}, tuple(scenes))
 
 
@@ -62,14 +65,15 @@ def gate_space(rng: random.Random, cat: str, t: Tech) -> Rule:
         "Minimum gate-to-gate spacing on {od} is {s} {u} (field {po} is covered by the {po} spacing rule).",
         "Two transistor gates formed by {po} crossing {od} need {s} {u} or more between them.",
     ), po=po, od=od, s=s / 1000)
-    scenes = []
-    for g, sfx in ((s - 1, "lt"), (s, "eq")):
-        scenes.append(Scene(f"{cat}_gs_pair_{sfx}", _gate(od, po, 300, 100) + rect(po, 400 + g, -EXT, 500 + g,
-                                                                                  OD_H + EXT)))
-    scenes.append(Scene(f"{cat}_gs_field_lt", rect(od, 0, 0, OD_W, OD_H) + rect(po, 300, OD_H + 100, 400, 1600)
-                        + rect(po, 400 + s - 1, OD_H + 100, 500 + s - 1, 1600)))
-    for fail, sfx in ((True, "lt"), (False, "eq")):
-        k = diagonal_offset(s, fail)
+    f = free(cat, "gate_space")
+    x, near, scenes = f.size(300, grid=10), s + f.offsets(s)[0][0], []
+    for d, sfx in f.offsets(s)[:2]:
+        scenes.append(Scene(f"{cat}_gs_pair_{sfx}", _gate(od, po, x, 100) + rect(po, x + 100 + s + d, -EXT,
+                                                                                x + 200 + s + d, OD_H + EXT)))
+    scenes.append(Scene(f"{cat}_gs_field_lt", rect(od, 0, 0, OD_W, OD_H) + rect(po, x, OD_H + 100, x + 100, 1600)
+                        + rect(po, x + 100 + near, OD_H + 100, x + 200 + near, 1600)))
+    for d, sfx in f.offsets(s)[:2]:
+        k = diagonal_offset(s, d < 0, -d)
         second = rect(od, OD_W + k, OD_H + k, 2 * OD_W + k, 2 * OD_H + k) + rect(po, OD_W + k, OD_H - EXT + k,
                                                                                  OD_W + k + 100, 2 * OD_H + EXT + k)
         scenes.append(Scene(f"{cat}_gs_corner_{sfx}", rect(od, 0, 0, OD_W, OD_H)
@@ -105,11 +109,13 @@ def hv_gate_length(rng: random.Random, cat: str, t: Tech) -> Rule:
         "Inside {hv}, the minimum width of the {po}/{od} gate region is {g} {u}.",
         "Thick-oxide rule: the gate of a device covered by {hv} shall not be narrower than {g} {u}.",
     ), po=po, od=od, hv=hv, g=g / 1000)
+    f = free(cat, "hv_gate")
+    x, short = f.size(300, grid=10), g + f.offsets(g)[0][0]
     cover = rect(hv, -300, -600, OD_W + 300, OD_H + 600)
-    scenes = [Scene(f"{cat}_hv_lt", cover + _gate(od, po, 300, g - 1)),
-              Scene(f"{cat}_hv_eq", cover + _gate(od, po, 300, g)),
-              Scene(f"{cat}_hv_bare_lt", _gate(od, po, 300, g - 1)),
-              Scene(f"{cat}_hv_half_lt", rect(hv, -300, -600, 300 + g // 2, OD_H + 600) + _gate(od, po, 300, g - 1))]
+    scenes = [Scene(f"{cat}_hv_lt", cover + _gate(od, po, x, short)),
+              Scene(f"{cat}_hv_eq", cover + _gate(od, po, x, g)),
+              Scene(f"{cat}_hv_bare_lt", _gate(od, po, x, short)),
+              Scene(f"{cat}_hv_half_lt", rect(hv, -300, -600, x + g // 2, OD_H + 600) + _gate(od, po, x, short))]
     for fail, sfx in ((True, "lt"), (False, "eq")):
         scenes.append(Scene(f"{cat}_hv_pinch_{sfx}", rect(hv, -300, -300, 1500, 1500) + rect(od, -100, -100, 1300, 1300)
                             + pinch(po, g, fail, 500)))
@@ -125,12 +131,13 @@ def contact_square_space(rng: random.Random, cat: str, t: Tech) -> Rule:
         "Keep {co} cuts {s} {u} apart in x or in y; diagonal neighbours count by their larger offset.",
         "Minimum {co} spacing (square measure) is {s} {u}.",
     ), co=co, s=s / 1000)
-    base = rect(co, 0, 0, cw, cw)
-    scenes = [Scene(f"{cat}_sq_par_{sfx}", base + rect(co, cw + g, 0, 2 * cw + g, cw)) for g, sfx in
-              ((s - 1, "lt"), (s, "eq"))]
-    scenes += [Scene(f"{cat}_sq_corner_{sfx}", base + rect(co, cw + g, cw + g, 2 * cw + g, 2 * cw + g)) for g, sfx in
-               ((s - 1, "lt"), (s, "eq"))]
-    scenes += [Scene(f"{cat}_sq_skew_lt", base + rect(co, cw + s - 1, cw + s // 3, 2 * cw + s - 1, 2 * cw + s // 3)),
+    f = free(cat, "square_space")
+    base, near = rect(co, 0, 0, cw, cw), s + f.offsets(s)[0][0]
+    scenes = [Scene(f"{cat}_sq_par_{sfx}", base + rect(co, cw + s + d, 0, 2 * cw + s + d, cw))
+              for d, sfx in f.offsets(s)[:2]]
+    scenes += [Scene(f"{cat}_sq_corner_{sfx}", base + rect(co, cw + s + d, cw + s + d, 2 * cw + s + d, 2 * cw + s + d))
+               for d, sfx in f.offsets(s)[:2]]
+    scenes += [Scene(f"{cat}_sq_skew_lt", base + rect(co, cw + near, cw + s // 3, 2 * cw + near, 2 * cw + s // 3)),
                Scene(f"{cat}_sq_euclid", base + rect(co, cw + diagonal_offset(s, False), cw + diagonal_offset(s, False),
                                                      2 * cw + diagonal_offset(s, False),
                                                      2 * cw + diagonal_offset(s, False)))]

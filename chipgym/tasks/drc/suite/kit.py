@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import random
 
+from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, rect
 from chipgym.tasks.drc.suite.phrasing import say
 
@@ -22,24 +23,25 @@ def say_units(rng: random.Random, templates: tuple[str, ...], **fields: object) 
     return say(rng, templates, u=rng.choice(UNITS), **fields)
 
 
-def diagonal_offset(g: int, fail: bool) -> int:
-    """x = y offset of two corners whose Euclidean distance is just below ``g`` (``fail``) or at least ``g``."""
-    return math.floor((g - 1) / math.sqrt(2)) if fail else math.ceil(g / math.sqrt(2))
+def diagonal_offset(g: int, fail: bool, below: int = 1) -> int:
+    """x = y offset of two corners whose Euclidean distance is at most ``g - below`` (``fail``) or at least ``g``."""
+    return math.floor((g - below) / math.sqrt(2)) if fail else math.ceil(g / math.sqrt(2))
 
 
 def gap_scenes(tag: str, base: tuple[Shape, ...], layer: str, g: int, w: int, h: int,
                extra: tuple[Shape, ...] = ()) -> list[Scene]:
     """A ``w`` x ``h`` box on ``layer`` right of ``base`` (whose bbox has its upper-right at its max x/y)
-    at gap g-1 / g, facing and corner to corner (only the Euclidean metric sees the corner pair)."""
+    at gap g-1 / g, facing and corner to corner (only the Euclidean metric sees the corner pair); in a draw
+    (:mod:`~chipgym.tasks.drc.suite.draws`) the box's size and the failing gap are drawn."""
     x1 = max(p[0] for s in base for p in s.points)
     y1 = max(p[1] for s in base for p in s.points)
     y0 = min(p[1] for s in base for p in s.points)
-    out = []
-    for fail, sfx in ((True, "lt"), (False, "eq")):
-        gap = g - 1 if fail else g
-        out.append(Scene(f"{tag}_par_{sfx}", base + extra + rect(layer, x1 + gap, y0, x1 + gap + w, y0 + h)))
-    for fail, sfx in ((True, "lt"), (False, "eq")):
-        k = diagonal_offset(g, fail)
+    f = free(tag, "gap")
+    w, h, out = f.size(w), f.size(h), []
+    for d, sfx in f.offsets(g)[:2]:
+        out.append(Scene(f"{tag}_par_{sfx}", base + extra + rect(layer, x1 + g + d, y0, x1 + g + d + w, y0 + h)))
+    for d, sfx in f.offsets(g)[:2]:
+        k = diagonal_offset(g, d < 0, -d)
         out.append(Scene(f"{tag}_corner_{sfx}", base + extra + rect(layer, x1 + k, y1 + k, x1 + k + w, y1 + k + h)))
     return out
 
