@@ -67,7 +67,8 @@ def generate_drafts(seed: int | None = None, name: str = SUITE_NAME) -> list[Tas
     split_rng = random.Random(rng.random())
     return [
         TaskDraft(d.id, d.title, d.group, "test" if split_rng.random() < suite.test_fraction else "train",
-                  d.layers, d.rules, d.metadata)
+                  d.layers, tuple(functools.reduce(lambda r, revise: revise(r), suite.revisions, r) for r in d.rules),
+                  d.metadata)
         for d in drafts
     ]
 
@@ -91,7 +92,7 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED, poo
     one) the training layouts. No public or training layout is made of an evaluation layout's shapes
     (``redraw.parts_key``)."""
     deck, categories = draft.deck(), draft.categories()
-    layers = {n: draft.layers[n] for n in sorted({layer for r in draft.rules for layer in r.layers})}
+    layers = draft.rule_layers()
     scenes = draft.scenes()
     hidden = label_layouts(deck, [(opaque_name(draft.id, s.name), scene_gds(s, layers)) for s in scenes],
                            categories, run_deck)
@@ -153,7 +154,7 @@ class _Redraws:
         return drawn
 
 
-class _Draws:
+class Draws:
     """Independent draws of a task's scenes (:mod:`~chipgym.tasks.drc.suite.draws`): each round is the suite
     generated again inside its own draw; a drawn scene made of an evaluation scene's parts is left out."""
 
@@ -180,7 +181,7 @@ def suite_pools(suite: Suite, seed: int) -> Pools | None:
     """How ``suite`` makes its public examples and training layouts (None: redraws, :func:`label_draft`'s
     default)."""
     if suite.pools == "drawn":
-        return lambda draft, layers: _Draws(suite.name, seed, draft, layers)
+        return lambda draft, layers: Draws(suite.name, seed, draft, layers)
     return None
 
 

@@ -20,7 +20,7 @@ from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.kit import diagonal_offset, enclosed_box, gap_scenes, pinch, row, say_units
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, l_shape, polygon, rect
 from chipgym.tasks.drc.suite.phrasing import value
-from chipgym.tasks.drc.suite.rule import Rule
+from chipgym.tasks.drc.suite.rule import Enclosure, Rule
 from chipgym.tasks.drc.suite.tech import Tech
 
 
@@ -234,7 +234,7 @@ def via_side_enclosure(rng: random.Random, cat: str, t: Tech) -> Rule:
     notch = rect(m, -big, -k, vw + big, vw + big) + rect(m, -k, -big, vw + big, vw + big)
     scenes.append(Scene(f"{cat}_se_notch", notch + rect(v, 0, 0, vw, vw)))
     scenes.append(Scene(f"{cat}_se_out", rect(m, -big, -big, vw // 2, vw + big) + rect(v, 0, 0, vw, vw)))
-    return Rule(cat, text, deck, (v, m), {cat: e / 1000}, tuple(scenes))
+    return Rule(cat, text, deck, (v, m), {cat: e / 1000}, tuple(scenes), Enclosure(v, m, v, m, whole=True))
 
 
 def via_concave_corner(rng: random.Random, cat: str, t: Tech) -> Rule:

@@ -15,7 +15,7 @@ import random
 
 from chipgym.tasks.drc.suite import probes
 from chipgym.tasks.drc.suite.phrasing import phrase, value
-from chipgym.tasks.drc.suite.rule import Rule
+from chipgym.tasks.drc.suite.rule import Enclosure, Rule
 
 
 def nm(um: float) -> int:
@@ -65,10 +65,12 @@ def separation_rule(
     return Rule(cat, text, deck, tuple(dict.fromkeys((a, b, other) if other else (a, b))), {cat: v}, tuple(scenes))
 
 
-def enclosure_rule(rng: random.Random, cat: str, inner: str, outer: str, v: float, size: float = 0.2) -> Rule:
+def enclosure_rule(rng: random.Random, cat: str, inner: str, outer: str, v: float, size: float = 0.2,
+                   whole: bool = False) -> Rule:
     deck = f"{outer}.enclosing({inner}, {value(v)}){out(cat, f'{inner} enclosure by {outer} < {value(v)} um')}"
     scenes = probes.enclosure_scenes(cat, inner, outer, nm(v), size=nm(size))
-    return Rule(cat, phrase(rng, "enclosure", a=inner, b=outer, v=v), deck, (inner, outer), {cat: v}, tuple(scenes))
+    return Rule(cat, phrase(rng, "enclosure", a=inner, b=outer, v=v), deck, (inner, outer), {cat: v}, tuple(scenes),
+                Enclosure(inner, outer, inner, outer, whole))
 
 
 def overlap_rule(rng: random.Random, cat: str, a: str, b: str, v: float) -> Rule:

@@ -22,7 +22,7 @@ from chipgym.tasks.drc.suite.checks import draw_um, nm, out
 from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Point, Scene, l_shape, polygon, rect, text
 from chipgym.tasks.drc.suite.phrasing import say, value
-from chipgym.tasks.drc.suite.rule import Rule, TaskDraft
+from chipgym.tasks.drc.suite.rule import Enclosure, Rule, TaskDraft
 
 _pick = syntax._pick
 FRAMES = ("{m}.", "Design rule: {m}.", "{m}; the check applies to each polygon on its own.")
@@ -36,7 +36,7 @@ def _state(rng: random.Random, meaning: str, **fields: object) -> str:
 
 def _recast(rule: Rule, body: str, what: str, text: str = "") -> Rule:
     """``rule`` (a drc-v0 kind's scenes and thresholds) checked by another deck ``body`` (and text)."""
-    return replace(rule, deck=body + out(rule.category, what), text=text or rule.text)
+    return replace(rule, deck=body + out(rule.category, what), text=text or rule.text, enclosure=None)
 
 
 SELECTS = (
@@ -245,7 +245,7 @@ def side_enclosure(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule
             m = {s: V + d if s in sides else big for s in "lrbt"}
             scenes.append(Scene(f"{cat}_sd_{sides}_{sfx}", rect(b, -m["l"], -m["b"], size + m["r"], size + m["t"])
                                 + rect(a, 0, 0, size, size)))
-    return Rule(cat, text, deck, (a, b), {cat: v}, tuple(scenes))
+    return Rule(cat, text, deck, (a, b), {cat: v}, tuple(scenes), Enclosure(a, b, a, b))
 
 
 def edge_pair_filter(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
@@ -466,7 +466,9 @@ def density(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     need = {0: "between {lo} and {hi}", 1: "at least {lo}", 2: "below {hi}", 3: "between {lo} and {hi}"}[variant]
     text = say(rng, ("The {a} density in " + window + " must be " + need + ".",
                      "Density of {a}, measured in " + window + ", shall be " + need + "."), a=a, b=b, lo=lo, hi=hi)
-    mid, h, f = (lo + hi) / 2, 0.0005, 0.0002
+    drawn = free(cat, "density")  # the middle density, and how far the near scenes sit from the limits
+    mid = (lo + hi) / 2 + (hi - lo) * (drawn.size(50, grid=1) - 50) / 100
+    h, f = drawn.size(5, grid=1) / 10000, drawn.size(2, grid=1) / 10000
     pairs = [(lo - h, mid), (lo + h, mid), (hi - h, mid), (hi + h, mid), (mid, lo - h), (mid, hi + h), (mid, mid),
              (0.0, mid), (lo + h, hi - h), (lo - f, mid), (lo + f, mid), (hi - f, mid), (hi + f, mid)]
     frame_shapes = rect(b, 0, 0, 2 * T, T) if variant >= 2 else ()

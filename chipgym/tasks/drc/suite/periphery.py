@@ -30,7 +30,7 @@ from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, polygon, rect, ring
 from chipgym.tasks.drc.suite.manual import manual, zone_clause
 from chipgym.tasks.drc.suite.phrasing import value
-from chipgym.tasks.drc.suite.rule import Rule
+from chipgym.tasks.drc.suite.rule import Enclosure, Rule
 
 
 def category(rule_name: str) -> str:
@@ -167,18 +167,21 @@ def sep_no_overlap(rng: random.Random, name: str, s: Subject, b: str, v: float) 
     return _rule(rng, name, "sep_no_overlap", s, deck, (b,), v, scenes, b=b)
 
 
-def enclosure(rng: random.Random, name: str, s: Subject, outer: str, v: float, size: float = 0.2) -> Rule:
-    """The subject (inner) enclosed by ``outer`` by ``v``."""
+def enclosure(rng: random.Random, name: str, s: Subject, outer: str, v: float, size: float = 0.2,
+              whole: bool = False) -> Rule:
+    """The subject (inner) enclosed by ``outer`` by ``v`` (``whole``: see :class:`~.rule.Enclosure`)."""
     deck = f"{outer}.enclosing({s.expr()}, {value(v)})"
-    return _rule(rng, name, "enclosure", s, deck, (outer,), v,
+    rule = _rule(rng, name, "enclosure", s, deck, (outer,), v,
                  probes.enclosure_scenes(category(name), s.base, outer, nm(v), nm(size)), b=outer)
+    return replace(rule, enclosure=Enclosure(s.expr(), outer, s.name(), outer, whole))
 
 
 def encloses(rng: random.Random, name: str, s: Subject, inner: str, v: float, size: float = 0.2) -> Rule:
     """The subject (outer, e.g. capm or a marked resistor's implant) encloses ``inner`` by ``v``."""
     deck = f"{s.expr()}.enclosing({inner}, {value(v)})"
-    return _rule(rng, name, "enclosure", s, deck, (inner,), v,
+    rule = _rule(rng, name, "enclosure", s, deck, (inner,), v,
                  probes.enclosure_scenes(category(name), inner, s.base, nm(v), nm(size)), a=inner, b=s.name())
+    return replace(rule, enclosure=Enclosure(inner, s.expr(), inner, s.name()))
 
 
 def adjacent(rng: random.Random, name: str, s: Subject, outer: str, v: float, size: float = 0.17) -> Rule:
@@ -188,8 +191,9 @@ def adjacent(rng: random.Random, name: str, s: Subject, outer: str, v: float, si
     deck = (f"{cat}_e = {outer}.enclosing({s.expr()}, {value(v)}, projection)\n"
             f"{s.expr()}.interacting({cat}_e.second_edges.with_angle(0))"
             f".interacting({cat}_e.second_edges.with_angle(90))")
-    return _rule(rng, name, "adjacent", s, deck, (outer,), v, adjacent_scenes(cat, s.base, outer, nm(v), nm(size)),
+    rule = _rule(rng, name, "adjacent", s, deck, (outer,), v, adjacent_scenes(cat, s.base, outer, nm(v), nm(size)),
                  b=outer)
+    return replace(rule, enclosure=Enclosure(s.expr(), outer, s.name(), outer))
 
 
 def area(rng: random.Random, name: str, s: Subject, v: float, side: float) -> Rule:
@@ -297,19 +301,20 @@ def overlaps_both(rng: random.Random, name: str, s: Subject, b: str, cs: tuple[s
 def bent_gate(rng: random.Random, name: str, poly: str, diff: str) -> Rule:
     """No 90-degree turn of poly on diff: every gate (poly AND diff) is a rectangle."""
     deck = f"{poly}.and({diff}).non_rectangles"
+    f = free(category(name), "bent_gate")
+    x, h = f.size(900, grid=10), f.size(500, grid=10)  # the diff's right end and height
     ell = polygon(poly, [(0, -200), (150, -200), (150, 250), (600, 250), (600, 400), (0, 400)])
-    cases = {"straight": rect(diff, -300, 0, 900, 500) + rect(poly, 0, -200, 150, 700),
-             "bent": rect(diff, -300, 0, 900, 500) + ell,
-             "bent_field": rect(diff, -300, 0, 900, 500) + rect(poly, 0, -200, 150, 800)
-             + rect(poly, 0, 650, 600, 800),
-             "corner_diff": rect(diff, 0, 0, 900, 500) + rect(diff, 0, 500, 400, 900)
-             + rect(poly, 200, -200, 350, 1100),
-             "bent_nodiff": ell, "two": rect(diff, -300, 0, 900, 500) + rect(poly, 0, -200, 150, 700)
-             + rect(poly, 500, -200, 650, 700, cell="SUB"),
-             "tee": rect(diff, -300, 0, 900, 500) + rect(poly, 0, -200, 150, 700) + rect(poly, 150, 200, 600, 350),
-             "bent_hier": rect(diff, -300, 0, 900, 500, cell="SUB") + ell,
-             "abut": rect(diff, -300, 0, 900, 500) + rect(poly, 0, -200, 150, 700) + rect(poly, 150, -200, 300, 700),
-             "beside": rect(diff, 300, 0, 900, 500) + ell}
+    active, line = rect(diff, -300, 0, x, h), rect(poly, 0, -200, 150, h + 200)
+    cases = {"straight": active + line,
+             "bent": active + ell,
+             "bent_field": active + rect(poly, 0, -200, 150, h + 300) + rect(poly, 0, h + 150, 600, h + 300),
+             "corner_diff": rect(diff, 0, 0, x, h) + rect(diff, 0, h, 400, h + 400)
+             + rect(poly, 200, -200, 350, h + 600),
+             "bent_nodiff": ell, "two": active + line + rect(poly, 500, -200, 650, h + 200, cell="SUB"),
+             "tee": active + line + rect(poly, 150, 200, 600, 350),
+             "bent_hier": rect(diff, -300, 0, x, h, cell="SUB") + ell,
+             "abut": active + line + rect(poly, 150, -200, 300, h + 200),
+             "beside": rect(diff, 300, 0, x, h) + ell}
     desc = ("No 90 deg turns of {a} on {b}.", "{a} may not bend by 90 degrees over {b}.",
             "{a} over {b} (the gate) must be a plain rectangle: no 90-degree turns.")
     return _rule(rng, name, "no_overlap", plain(poly), deck, (diff,), None,
@@ -319,13 +324,17 @@ def bent_gate(rng: random.Random, name: str, poly: str, diff: str) -> Rule:
 def poly_on_tap(rng: random.Random, name: str, poly: str, tap: str, nwell: str, hvi: str) -> Rule:
     """(poly NOT (nwell NOT hvi)) may not overlap tap: poly on tap is allowed only in low-voltage nwell."""
     deck = f"{poly}.not({nwell}.not({hvi})).and({tap})"
-    t, pl = rect(tap, 0, 0, 600, 400), rect(poly, 200, -200, 350, 600)
-    well, hv = rect(nwell, -500, -500, 1100, 900), rect(hvi, -600, -600, 1200, 1000)
+    f = free(category(name), "poly_on_tap")
+    w, h = f.size(600, grid=10), f.size(400, grid=10)  # the tap
+    t, pl = rect(tap, 0, 0, w, h), rect(poly, 200, -200, 350, h + 200)
+    well, hv = rect(nwell, -500, -500, w + 500, h + 500), rect(hvi, -600, -600, w + 600, h + 600)
     cases = {"bare": t + pl, "nwell": t + pl + well, "nwell_hvi": t + pl + well + hv, "hvi": t + pl + hv,
-             "beside": t + rect(poly, 700, -200, 850, 600), "half_nwell": t + pl + rect(nwell, -500, -500, 280, 900),
-             "hvi_part": t + pl + well + rect(hvi, 300, -600, 1200, 1000), "field": pl + well,
-             "hier": t + rect(poly, 200, -200, 350, 600, cell="SUB"), "touch": t + rect(poly, 600, -200, 750, 600),
-             "nwell_sub": t + pl + rect(nwell, -500, -500, 1100, 900, cell="SUB")}
+             "beside": t + rect(poly, w + 100, -200, w + 250, h + 200),
+             "half_nwell": t + pl + rect(nwell, -500, -500, 280, h + 500),
+             "hvi_part": t + pl + well + rect(hvi, 300, -600, w + 600, h + 600), "field": pl + well,
+             "hier": t + rect(poly, 200, -200, 350, h + 200, cell="SUB"),
+             "touch": t + rect(poly, w, -200, w + 150, h + 200),
+             "nwell_sub": t + pl + rect(nwell, -500, -500, w + 500, h + 500, cell="SUB")}
     desc = ("({a} NOT ({n} NOT {h})) may not overlap {t}.", "{a} over {t} is allowed only inside {n} that is not "
             "{h}: (poly NOT (nwell NOT hvi)) AND tap is an error.",
             "{a} outside low-voltage {n} ({n} NOT {h}) must not overlap {t}.")
@@ -455,7 +464,8 @@ def hole_enclosure(rng: random.Random, name: str, s: Subject, well: str, v: floa
               probes.enclosure_scenes(category(name), "hole", s.base, nm(v), hole_side)]
     desc = ("Min enclosure of {b} hole by {a}: {v} {u}.", "{a} must enclose every hole of {b} by at least {v} {u}.",
             "Enclosure of {b} holes by {a} is {v} {u} min.")
-    return _rule(rng, name, "enclosure", s, deck, (well,), v, scenes, b=well, desc=desc)
+    rule = _rule(rng, name, "enclosure", s, deck, (well,), v, scenes, b=well, desc=desc)
+    return replace(rule, enclosure=Enclosure(f"{well}.holes", s.expr(), f"hole of {well}", s.name()))
 
 
 def ringed(scene: Scene, placeholder: str, layer: str, wall: int) -> Scene:
@@ -533,22 +543,24 @@ def tap_scenes(tag: str, tap: str, diff: str, t: int, n: int = 1500) -> list[Sce
 
 def implant_scenes(tag: str, diff: str, tap: str, nsdm: str, psdm: str) -> list[Scene]:
     """Diff and tap under no / one / both / half-and-half implants, partly covered, abutting implants."""
-    d, big = rect(diff, 0, 0, 600, 400), (-200, -200, 800, 600)
+    f = free(tag, "implants")
+    w, h, m, t = f.size(600, grid=10), f.size(400), f.size(200), f.size(300)  # diff, its implant margin, a tap
+    d, big, half = rect(diff, 0, 0, w, h), (-m, -m, w + m, h + m), w // 2
     n, p = rect(nsdm, *big), rect(psdm, *big)
-    halves = rect(nsdm, -200, -200, 300, 600) + rect(psdm, 300, -200, 800, 600)
+    halves = rect(nsdm, -m, -m, half, h + m) + rect(psdm, half, -m, w + m, h + m)
+    butted = d + rect(tap, w, 0, w + t, h) + rect(nsdm, -m, -m, w, h + m)
     return [
         Scene(f"{tag}_imp_none", d), Scene(f"{tag}_imp_n", d + n), Scene(f"{tag}_imp_p", d + p),
         Scene(f"{tag}_imp_both", d + n + p), Scene(f"{tag}_imp_halves", d + halves),
-        Scene(f"{tag}_imp_part", d + rect(nsdm, -200, -200, 300, 600)),
-        Scene(f"{tag}_imp_overlap", d + rect(nsdm, -200, -200, 400, 600) + rect(psdm, 200, -200, 800, 600)),
-        Scene(f"{tag}_imp_tap_none", rect(tap, 0, 0, 600, 400)),
-        Scene(f"{tag}_imp_tap_p", rect(tap, 0, 0, 600, 400) + p),
-        Scene(f"{tag}_imp_tap_both", rect(tap, 0, 0, 600, 400) + n + p),
-        Scene(f"{tag}_imp_butted", d + rect(tap, 600, 0, 900, 400) + rect(nsdm, -200, -200, 600, 600)
-              + rect(psdm, 600, -200, 1100, 600)),
-        Scene(f"{tag}_imp_butted_gap", d + rect(tap, 600, 0, 900, 400) + rect(nsdm, -200, -200, 600, 600)
-              + rect(psdm, 650, -200, 1100, 600)),
-        Scene(f"{tag}_imp_field", n + rect(psdm, 800, -200, 1500, 600)),
+        Scene(f"{tag}_imp_part", d + rect(nsdm, -m, -m, half, h + m)),
+        Scene(f"{tag}_imp_overlap",
+              d + rect(nsdm, -m, -m, half + 100, h + m) + rect(psdm, half - 100, -m, w + m, h + m)),
+        Scene(f"{tag}_imp_tap_none", rect(tap, 0, 0, w, h)),
+        Scene(f"{tag}_imp_tap_p", rect(tap, 0, 0, w, h) + p),
+        Scene(f"{tag}_imp_tap_both", rect(tap, 0, 0, w, h) + n + p),
+        Scene(f"{tag}_imp_butted", butted + rect(psdm, w, -m, w + t + m, h + m)),
+        Scene(f"{tag}_imp_butted_gap", butted + rect(psdm, w + 50, -m, w + t + m, h + m)),
+        Scene(f"{tag}_imp_field", n + rect(psdm, w + m, -m, w + m + 700, h + m)),
     ]
 
 

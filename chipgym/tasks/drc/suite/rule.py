@@ -23,6 +23,19 @@ from chipgym.tasks.drc.suite.layouts import Scene
 
 
 @dataclass(frozen=True)
+class Enclosure:
+    """What a rule's enclosure check encloses: ``inner`` must lie inside ``outer`` (deck expressions; their words
+    in the text ``inner_words``, ``outer_words``). ``whole``: an inner shape wholly outside violates too (a via
+    without its metal); otherwise one that overlaps ``outer`` in part does (a licon off a diff may be on poly)."""
+
+    inner: str
+    outer: str
+    inner_words: str
+    outer_words: str
+    whole: bool = False
+
+
+@dataclass(frozen=True)
 class Rule:
     """One design rule: manual text, deck lines (ending in ``.output``), layers and scenes."""
 
@@ -32,6 +45,8 @@ class Rule:
     layers: tuple[str, ...]
     thresholds: Mapping[str, float]
     scenes: tuple[Scene, ...]
+    enclosure: Enclosure | None = None
+    """Set on an enclosure rule, for a later suite's gold revision (:mod:`~chipgym.tasks.drc.suite.gold`)."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,10 @@ class TaskDraft:
         lines += [f"{name} = input({self.layers[name][0]}, {self.layers[name][1]})" for name in used]
         lines += [r.deck for r in self.rules]
         return "\n".join(lines) + "\n"
+
+    def rule_layers(self) -> dict[str, tuple[int, int]]:
+        """The layers its rules use, by name (sorted), with their GDS layer and datatype."""
+        return {n: self.layers[n] for n in sorted({layer for r in self.rules for layer in r.layers})}
 
     def description(self) -> str:
         """The rule texts as one paragraph."""

@@ -18,7 +18,7 @@ from chipgym.tasks.drc.suite.checks import draw_um, nm, out
 from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, diagonal_bar, l_shape, polygon, rect, ring, u_shape
 from chipgym.tasks.drc.suite.phrasing import say, value
-from chipgym.tasks.drc.suite.rule import Rule, TaskDraft
+from chipgym.tasks.drc.suite.rule import Enclosure, Rule, TaskDraft
 
 Kind = Callable[[random.Random, str, str, str, int], Rule]
 
@@ -265,7 +265,8 @@ def alias_two_layer(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
     scenes = {"sep": lambda: probes.space_scenes(cat, a, b, V), "enc": lambda: probes.enclosure_scenes(cat, a, b, V),
               "enclosed": lambda: probes.enclosure_scenes(cat, a, b, V),
               "overlap": lambda: probes.overlap_scenes(cat, a, b, V)}[method]()
-    return Rule(cat, text, deck, (a, b), {cat: v}, tuple(scenes))
+    enclosure = Enclosure(a, b, a, b) if method in ("enc", "enclosed") else None
+    return Rule(cat, text, deck, (a, b), {cat: v}, tuple(scenes), enclosure)
 
 
 def directional_keepout(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
@@ -428,7 +429,8 @@ def universal(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
         "bbox": lambda: [Scene(f"{cat}_bx_{s}_{t}", rect(a, 0, 0, V + d, V + e))
                          for d, s in free(cat, "bbox_x").offsets(V) for e, t in free(cat, "bbox_y").offsets(V)],
     }[tag]()
-    return Rule(cat, text, deck + out(cat, f"{a} universal {tag}"), (a, b), {cat: v}, tuple(scenes))
+    return Rule(cat, text, deck + out(cat, f"{a} universal {tag}"), (a, b), {cat: v}, tuple(scenes),
+                Enclosure(b, a, b, a) if tag == "enc" else None)
 
 
 def edge_angle(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:

@@ -18,7 +18,7 @@ from chipgym.tasks.drc.suite.checks import draw_um, nm, out
 from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, rect
 from chipgym.tasks.drc.suite.phrasing import say, value
-from chipgym.tasks.drc.suite.rule import Rule, TaskDraft
+from chipgym.tasks.drc.suite.rule import Enclosure, Rule, TaskDraft
 
 Kind = Callable[[random.Random, str, dict[str, str]], Rule]
 
@@ -127,7 +127,8 @@ def implant_enclosure(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
     base = probes.enclosure_scenes(cat, od, nw, nm(e), size=300)
     scenes = base + probes.covered(base, od, np, 20)
     half = [Scene(f"{s.name}_half", s.shapes + rect(np, 150, -2000, 3000, 3000)) for s in base[:2]]
-    return Rule(cat, text, deck, (nw, od, np), {cat: e}, tuple(scenes + half))
+    return Rule(cat, text, deck, (nw, od, np), {cat: e}, tuple(scenes + half),
+                Enclosure(f"{od}.not({np})", nw, f"P-type diffusion ({od} NOT {np})", nw))
 
 
 def redundant_via(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
@@ -177,7 +178,7 @@ def eol_enclosure(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
                             rect(m, -(E2 + 5), -(E1 + d1), s + E1 + 5, s + E2 + 5) + rect(v, 0, 0, s, s)))
     scenes.append(Scene(f"{cat}_te_v", rect(m, -E1, -E2, s + E1, s + E2) + rect(v, 0, 0, s, s)))
     scenes.append(Scene(f"{cat}_te_all", rect(m, -E2, -E2, s + E2, s + E2) + rect(v, 0, 0, s, s)))
-    return Rule(cat, text, deck, (m, v), {cat: e1, f"{cat}_eol": e2}, tuple(scenes))
+    return Rule(cat, text, deck, (m, v), {cat: e1, f"{cat}_eol": e2}, tuple(scenes), Enclosure(v, m, v, m, whole=True))
 
 
 def via_proximity_width(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:

@@ -81,8 +81,8 @@ KINDS: dict[str, tuple[Kind, str, str]] = {
     # vias
     "v_size": (check_kind(checks.exact_rule, ("via",), ("v_w",)), "via", "W"),
     "v_space": (check_kind(checks.space_rule, ("via",), ("v_s",)), "via", "S"),
-    "v_enc": (check_kind(checks.enclosure_rule, ("via", "metal"), ("enc",), size=0.1), "via", "EN"),
-    "v_enc_up": (check_kind(checks.enclosure_rule, ("via", "metal2"), ("enc_up",), size=0.1), "via", "EN"),
+    "v_enc": (check_kind(checks.enclosure_rule, ("via", "metal"), ("enc",), size=0.1, whole=True), "via", "EN"),
+    "v_enc_up": (check_kind(checks.enclosure_rule, ("via", "metal2"), ("enc_up",), size=0.1, whole=True), "via", "EN"),
     "v_covered": (check_kind(checks.inside_rule, ("via", "metal"), ()), "via", "C"),
     "v_stack": (check_kind(checks.separation_rule, ("via2", "via"), ("vv_s",)), "via2", "S"),
     "v_array": (beol.via_array_space, "via", "S"),

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal
 
-from chipgym.tasks.drc.suite.rule import TaskDraft
+from chipgym.tasks.drc.suite.rule import Rule, TaskDraft
 
 GroupDrafts = Callable[[random.Random], list[TaskDraft]]
 
@@ -41,6 +41,9 @@ class Suite:
     pools: Literal["redrawn", "drawn"] = "redrawn"
     """How its public examples and training layouts are made: redrawn from the evaluation scenes (drc-v0 and
     drc-v1, kept as published) or drawn from the task's own generators independently of them (issue 39)."""
+    revisions: tuple[Callable[[Rule], Rule], ...] = ()
+    """Fixes to classes of gold decks (:mod:`chipgym.tasks.drc.suite.gold`), applied in order to every rule its
+    groups make; drc-v0 and drc-v1 have none, so their published answers stay as they are."""
     frozen: bool = False
     """True once published: its fingerprint is pinned, so no change to a group may alter it."""
     fingerprint: str | None = None
