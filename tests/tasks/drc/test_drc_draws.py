@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from chipgym.tasks.drc.mutate import gds_scene
-from chipgym.tasks.drc.rule_free import measure
+from chipgym.tasks.drc.rule_free import fresh_draw, measure
 from chipgym.tasks.drc.suite import build_suite, drawn_scenes, generate_drafts, opaque_name
 from chipgym.tasks.drc.suite.draws import drawing
 from chipgym.tasks.drc.suite.kit import gap_scenes
@@ -67,6 +67,16 @@ def test_the_advanced_node_families_draw_their_sizes_and_offsets_too():
     assert alike <= 0.01 * len(draw)
 
 
+def test_every_task_of_drc_v2_draws_scenes_of_new_parts():
+    """No family is left with nothing free: each task's training rounds hold scenes not made of its evaluation
+    scenes' parts (an empty pool would teach nothing)."""
+    seed = get_suite("drc-v2").seed
+    rounds = [drawn_scenes("drc-v2", seed, f"train{r}") for r in range(3)]
+    for draft in generate_drafts(name="drc-v2"):
+        evaluation = {parts_key(s) for s in draft.scenes()}
+        assert any(parts_key(s) not in evaluation for drawn in rounds for s in drawn[draft.id]), draft.id
+
+
 DRAWN_SLICE = ("sky130-0003", "synthetic-0100", "syntax-0005")
 
 
@@ -99,3 +109,15 @@ def test_drawn_pools_are_the_generators_under_their_own_seed(drawn_slice):
         assert {case.name for case in task.training_testcases} <= names, task.id
         taught = measure(task, task.public_examples + task.training_testcases)
         assert taught.known < taught.layouts, task.id
+
+
+def test_a_fresh_draw_is_in_neither_pool(drawn_slice, pool):
+    """The rule-free benchmark's fresh draw: labelled by the gold deck, and made of no evaluation or taught layout's
+    parts, so a learner's pass rate on it is what it would get with nothing taught about the evaluation scenes."""
+    drafts = {d.id: d for d in generate_drafts(name="drc-v2")}
+    key = lambda case: parts_key(gds_scene(case.name, case.gds_bytes()))  # noqa: E731
+    for task in drawn_slice:
+        fresh = fresh_draw("drc-v2", drafts[task.id], task, pool.run_deck)
+        held = {key(c) for c in task.hidden_testcases + task.public_examples + task.training_testcases}
+        assert fresh and not held & {key(c) for c in fresh}, task.id
+        assert all(set(c.labels) == set(task.categories) for c in fresh)

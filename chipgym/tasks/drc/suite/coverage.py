@@ -103,16 +103,16 @@ def edge_parts(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 def _edge_probes(cat: str, layer: str, corners: list[Point], inward: bool) -> list[Scene]:
     """A 100 nm square flush against the middle of each edge of the counter-clockwise outline
     ``corners`` (inside it when ``inward``, else outside), and the same square crossing it by 1 nm."""
-    scenes = []
+    scenes, square = [], free(cat, "edge_probes").size(100, grid=10)
     for i, (p, q) in enumerate(zip(corners, corners[1:] + corners[:1])):
         (mx, my), (dx, dy) = ((p[0] + q[0]) // 2, (p[1] + q[1]) // 2), (q[0] - p[0], q[1] - p[1])
         nx, ny = (-int(math.copysign(1, dy)) if dy else 0), (int(math.copysign(1, dx)) if dx else 0)
         side = 1 if inward else -1
         for cross, sfx in ((0, "flush"), (1, "cross")):
             sx, sy = mx - side * cross * nx, my - side * cross * ny  # the square's base, on the edge
-            fx, fy = sx + side * 100 * nx, sy + side * 100 * ny
-            ax, ay = (sx - 50, sy) if dx else (sx, sy - 50)
-            bx, by = (fx + 50, fy) if dx else (fx, fy + 50)
+            fx, fy = sx + side * square * nx, sy + side * square * ny
+            ax, ay = (sx - square // 2, sy) if dx else (sx, sy - square // 2)
+            bx, by = (fx + square // 2, fy) if dx else (fx, fy + square // 2)
             scenes.append(Scene(f"{cat}_eg{i}_{sfx}", rect(layer, ax, ay, bx, by)))
     return scenes
 
@@ -142,9 +142,11 @@ def chip_boundary(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
         text = say(rng, ("The region from (0, 0) to ({w}, {h}) {u} is a keep-out zone for {a}: no {a} may overlap "
                          "it (touching its border is allowed).",), a=a, w=w, h=h)
     scenes = _edge_probes(cat, a, outline, inward=form != "keepout")
-    scenes += [Scene(f"{cat}_cb_in", rect(a, 300, 300, 600, 600, cell="SUB")),
-               Scene(f"{cat}_cb_out", rect(a, -900, -900, -300, -300)),
-               Scene(f"{cat}_cb_over", rect(a, -300, 300, 300, 600))]
+    z = free(cat, "chip_boundary").size
+    x0, side, away = z(300), z(300), z(300)
+    scenes += [Scene(f"{cat}_cb_in", rect(a, x0, x0, x0 + side, x0 + side, cell="SUB")),
+               Scene(f"{cat}_cb_out", rect(a, -away - 2 * side, -away - 2 * side, -away, -away)),
+               Scene(f"{cat}_cb_over", rect(a, -side, x0, side, x0 + side))]
     return Rule(cat, text, deck + out(cat, f"{a} vs boundary"), (a,), {f"{cat}_w": w, f"{cat}_h": h}, tuple(scenes))
 
 
@@ -333,8 +335,9 @@ def transforms(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
             (f"{a}.dup.transform(RBA::DCplxTrans::M0).xor({a})", "the {a} layer must be mirror-symmetric about the "
                                                                  "x axis"),
         )[variant]
+        scale = free(cat, "symmetry").pick(1, (2, 3))
         return Rule(cat, _state(rng, meaning, a=a), body + out(cat, f"{a} asymmetric"), (a,), {},
-                    tuple(_symmetry_scenes(cat, a)))
+                    tuple(_magnified(_symmetry_scenes(cat, a), scale)))
     if variant < 6:
         d = draw_um(rng, 50, 300)
         axis = variant - 4
@@ -410,12 +413,14 @@ def _jog_scenes(cat: str, a: str, t: int) -> list[Scene]:
 
 def _corner_round_scenes(cat: str, a: str, b: str, r: int) -> list[Scene]:
     """A 200 nm ``b`` square in the outer corner of a ``a`` square, offset around where rounding by ``r`` cuts."""
-    m0 = round(r * (1 - 1 / math.sqrt(2)))
-    scenes = [Scene(f"{cat}_rc_{i}", rect(a, 0, 0, 3000, 3000) + rect(b, m0 + i, m0 + i, m0 + i + 200, m0 + i + 200))
+    m0, f = round(r * (1 - 1 / math.sqrt(2))), free(cat, "corner_round")
+    side, s = f.size(3000, grid=10), f.size(200, grid=10)  # the rounded square, the square in its corner
+    big = rect(a, 0, 0, side, side)
+    scenes = [Scene(f"{cat}_rc_{i}", big + rect(b, m0 + i, m0 + i, m0 + i + s, m0 + i + s))
               for i in (-16, -8, -4, -2, -1, 0, 1, 2, 4, 8, 16)]
-    return scenes + [Scene(f"{cat}_rc_mid", rect(a, 0, 0, 3000, 3000) + rect(b, 1400, 0, 1600, 200)),
-                     Scene(f"{cat}_rc_inner", l_shape(a, 0, 0, 1000, 3000) + rect(b, 1000, 800, 1200, 1000)),
-                     Scene(f"{cat}_rc_out", rect(a, 0, 0, 3000, 3000) + rect(b, 3500, 0, 3700, 200))]
+    return scenes + [Scene(f"{cat}_rc_mid", big + rect(b, side // 2 - s // 2, 0, side // 2 + s // 2, s)),
+                     Scene(f"{cat}_rc_inner", l_shape(a, 0, 0, 1000, 3000) + rect(b, 1000, 1000 - s, 1000 + s, 1000)),
+                     Scene(f"{cat}_rc_out", big + rect(b, side + 500, 0, side + 500 + s, s))]
 
 
 def outline_smoothing(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
@@ -489,11 +494,15 @@ def corner_contact(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule
         (f"{a}.corners(90.0, as_dots).not_interacting({b})",
          "every concave (inner) corner of {a} must be touched or covered by {b}"),
     ))
-    ell = l_shape(a, 0, 0, 400, 1200)
+    f = free(cat, "corner_contact")
+    arm = f.size(400, grid=10)
+    long = arm + f.size(800, grid=10)
+    ell = l_shape(a, 0, 0, arm, long)
     scenes = [Scene(f"{cat}_co_{n}", ell + rect(b, *box)) for n, box in (
-        ("convex", (-50, -50, 50, 50)), ("concave", (350, 350, 450, 450)), ("diag", (-100, -100, 0, 0)),
-        ("mid", (600, -50, 700, 50)), ("near", (-100, 1, 0, 100)), ("far", (2000, 0, 2100, 100)),
-        ("cover", (-100, -100, 1300, 1300)), ("notch", (401, 401, 600, 600)))]
+        ("convex", (-50, -50, 50, 50)), ("concave", (arm - 50, arm - 50, arm + 50, arm + 50)),
+        ("diag", (-100, -100, 0, 0)), ("mid", (arm + 200, -50, arm + 300, 50)), ("near", (-100, 1, 0, 100)),
+        ("far", (long + 800, 0, long + 900, 100)), ("cover", (-100, -100, long + 100, long + 100)),
+        ("notch", (arm + 1, arm + 1, arm + 200, arm + 200)))]
     scenes.append(Scene(f"{cat}_co_sub", l_shape(a, 0, 0, 400, 1200, cell="SUB") + rect(b, 1150, 350, 1250, 450)))
     return Rule(cat, _state(rng, meaning, a=a, b=b), body + out(cat, f"{b} at {a} corner"), (a, b), {},
                 tuple(scenes))
@@ -502,22 +511,24 @@ def corner_contact(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule
 def _total_scenes(cat: str, a: str, area: int) -> list[Scene]:
     """Layouts whose merged ``a`` area is ``area`` -+ 1 nm²: two columns (one in a child cell) and a 1 nm
     sliver; and a column with a shape drawn over it (counted once)."""
-    h1, h2, scenes = area // 2000 - 1, area // 1000 - 1, []
+    w = free(cat, "totals").size(1000, grid=10)  # a column's width
+    h1, h2, scenes = area // (2 * w) - 1, area // w - 1, []
     for d, sfx in ((-1, "lt"), (1, "gt")):
-        scenes += [Scene(f"{cat}_ta_{sfx}", rect(a, 0, 0, 1000, h1) + rect(a, 2000, 0, 3000, h1, cell="SUB")
-                         + rect(a, 4000, 0, 4001, area - 2000 * h1 + d)),
-                   Scene(f"{cat}_ta_over_{sfx}", rect(a, 0, 0, 1000, h2) + rect(a, 0, 0, 1000, 500)
-                         + rect(a, 2000, 0, 2001, area - 1000 * h2 + d))]
+        scenes += [Scene(f"{cat}_ta_{sfx}", rect(a, 0, 0, w, h1) + rect(a, 2 * w, 0, 3 * w, h1, cell="SUB")
+                         + rect(a, 4 * w, 0, 4 * w + 1, area - 2 * w * h1 + d)),
+                   Scene(f"{cat}_ta_over_{sfx}", rect(a, 0, 0, w, h2) + rect(a, 0, 0, w, w // 2)
+                         + rect(a, 2 * w, 0, 2 * w + 1, area - w * h2 + d))]
     return scenes
 
 
 def _perimeter_scenes(cat: str, a: str, length: int) -> list[Scene]:
     """Layouts whose ``a`` perimeter is ``length`` -+ 2 nm (one bar, a square and a bar), and two abutting bars."""
-    h, h2, scenes = (length - 800) // 2, (length - 2400) // 2, []
+    w = free(cat, "totals").size(400, grid=10)  # a bar's width
+    h, h2, scenes = (length - 2 * w) // 2, (length - 6 * w) // 2, []
     for d, sfx in ((-1, "lt"), (1, "gt")):
-        scenes += [Scene(f"{cat}_tp_{sfx}", rect(a, 0, 0, 400, h + d)),
-                   Scene(f"{cat}_tp_two_{sfx}", rect(a, 0, 0, 400, 400) + rect(a, 1000, 0, 1400, h2 + d, cell="SUB")),
-                   Scene(f"{cat}_tp_abut_{sfx}", rect(a, 0, 0, 400, h + d) + rect(a, 400, 0, 800, 400, cell="SUB"))]
+        scenes += [Scene(f"{cat}_tp_{sfx}", rect(a, 0, 0, w, h + d)),
+                   Scene(f"{cat}_tp_two_{sfx}", rect(a, 0, 0, w, w) + rect(a, 1000, 0, 1000 + w, h2 + d, cell="SUB")),
+                   Scene(f"{cat}_tp_abut_{sfx}", rect(a, 0, 0, w, h + d) + rect(a, w, 0, 2 * w, w, cell="SUB"))]
     return scenes
 
 
@@ -529,12 +540,16 @@ def layer_totals(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
         cond = f"{a}.merged.count > {n}"
         text = say(rng, ("The layout may contain at most {n} separate {a} shapes.",
                          "No more than {n} {a} polygons (after merging) are allowed in a layout."), a=a, n=n)
-        scenes = [Scene(f"{cat}_n{c}", tuple(s for i in range(c) for s in rect(a, 500 * i, 0, 500 * i + 300, 300)))
+        f = free(cat, "count")
+        side = f.size(300)
+        pitch = side + f.size(200)
+        scenes = [Scene(f"{cat}_n{c}", tuple(s for i in range(c) for s in rect(a, pitch * i, 0, pitch * i + side,
+                                                                                    side)))
                   for c in (n - 1, n, n + 1, n + 2)]
-        scenes += [Scene(f"{cat}_n_merged", tuple(s for i in range(n + 1) for s in rect(a, 300 * i, 0, 300 * i + 300,
-                                                                                         300))),
+        scenes += [Scene(f"{cat}_n_merged", tuple(s for i in range(n + 1) for s in rect(a, side * i, 0, side * i + side,
+                                                                                         side))),
                    Scene(f"{cat}_n_sub", tuple(s for i in range(n + 1) for s in
-                                               rect(a, 500 * i, 0, 500 * i + 300, 300, "SUB" if i else "TOP")))]
+                                               rect(a, pitch * i, 0, pitch * i + side, side, "SUB" if i else "TOP")))]
         return Rule(cat, text, f"if {cond}\n  {a}{out(cat, f'more than {n} {a}')}\nend", (a,), {cat: float(n)},
                     tuple(scenes))
     if variant in (1, 2):
@@ -551,20 +566,24 @@ def layer_totals(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
         w, h = draw_um(rng, 1000, 3000, 10), draw_um(rng, 1000, 3000, 10)
         text = say(rng, ("All {a} shapes of a layout must fit in a field of {w} {u} (x) by {h} {u} (y).",),
                        a=a, w=w, h=h)
-        W, H = nm(w), nm(h)
-        scenes = [Scene(f"{cat}_bb_{ax}_{sfx}", rect(a, 0, 0, 200, 200)
-                        + rect(a, (W + d - 200) if ax == "x" else 0, (H + d - 200) if ax == "y" else 0,
-                               (W + d) if ax == "x" else 200, (H + d) if ax == "y" else 200, cell="SUB"))
-                  for ax in "xy" for d, sfx in ((-1, "lt"), (1, "gt"))]
+        W, H, f = nm(w), nm(h), free(cat, "field")
+        s = f.size(200)
+        scenes = [Scene(f"{cat}_bb_{ax}_{sfx}", rect(a, 0, 0, s, s)
+                        + rect(a, (W + d - s) if ax == "x" else 0, (H + d - s) if ax == "y" else 0,
+                               (W + d) if ax == "x" else s, (H + d) if ax == "y" else s, cell="SUB"))
+                  for ax in "xy" for d, sfx in (f.offsets(W if ax == "x" else H)[::2])]
         cond = f"{a}.bbox.width > {value(w)} || {a}.bbox.height > {value(h)}"
         return Rule(cat, text, f"if {cond}\n  {a}{out(cat, f'{a} field exceeded')}\nend", (a,),
                     {f"{cat}_w": w, f"{cat}_h": h}, tuple(scenes))
     text = say(rng, ("The {a} layer must consist of exactly one rectangle.",
                      "Only a single rectangular {a} shape is allowed per layout."), a=a)
-    scenes = [Scene(f"{cat}_box_one", rect(a, 0, 0, 300, 500)), Scene(f"{cat}_box_sq", rect(a, 0, 0, 400, 400)),
-              Scene(f"{cat}_box_two", rect(a, 0, 0, 300, 300) + rect(a, 500, 0, 800, 300)),
-              Scene(f"{cat}_box_ell", l_shape(a, 0, 0, 200, 800)),
-              Scene(f"{cat}_box_tri", polygon(a, [(0, 0), (800, 0), (0, 600)]))]
+    z = free(cat, "one_box").size
+    side, gap = z(300), z(200)
+    scenes = [Scene(f"{cat}_box_one", rect(a, 0, 0, z(300), z(500))),
+              Scene(f"{cat}_box_sq", rect(a, 0, 0, *[z(400)] * 2)),
+              Scene(f"{cat}_box_two", rect(a, 0, 0, side, side) + rect(a, side + gap, 0, 2 * side + gap, side)),
+              Scene(f"{cat}_box_ell", l_shape(a, 0, 0, z(200), z(800))),
+              Scene(f"{cat}_box_tri", polygon(a, [(0, 0), (z(800), 0), (0, z(600))]))]
     return Rule(cat, text, f"unless {a}.is_box?\n  {a}{out(cat, f'{a} not one box')}\nend", (a,), {}, tuple(scenes))
 
 
@@ -602,12 +621,14 @@ def pulled_shapes(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     shape = "" if check == "non_squares" else " not"
     text = say(rng, ("{b} shapes {r} a {a} shape must" + shape + " be squares.",
                      "Every {b} shape {r} {a} must" + shape + " be a square."), a=a, b=b, r=rel)
-    pad, scenes = rect(a, 0, 0, 1000, 1000), []
-    for where, (x, y) in (("in", (400, 400)), ("touch", (1000, 400)), ("over", (900, 400)), ("out", (1500, 400))):
-        scenes += [Scene(f"{cat}_pu_{where}_sq", pad + rect(b, x, y, x + 200, y + 200)),
-                   Scene(f"{cat}_pu_{where}_rect", pad + rect(b, x, y, x + 200, y + 300))]
+    f = free(cat, "pulled")
+    side, s = f.size(1000, grid=10), f.size(200)  # the pad, a square pulled from it
+    pad, scenes, m = rect(a, 0, 0, side, side), [], 2 * side // 5
+    for where, x in (("in", m), ("touch", side), ("over", side - s // 2), ("out", side + side // 2)):
+        scenes += [Scene(f"{cat}_pu_{where}_sq", pad + rect(b, x, m, x + s, m + s)),
+                   Scene(f"{cat}_pu_{where}_rect", pad + rect(b, x, m, x + s, m + s + 100))]
     scenes += [Scene(f"{cat}_pu_sub", pad + rect(b, 100, 100, 300, 400, cell="SUB")),
-               Scene(f"{cat}_pu_both", pad + rect(b, 100, 100, 300, 300) + rect(b, 1000, 100, 1300, 200))]
+               Scene(f"{cat}_pu_both", pad + rect(b, 100, 100, 300, 300) + rect(b, side, 100, side + 300, 200))]
     deck = f"{a}.{method}({b}).{check}" + out(cat, f"{b} {rel} {a}: {check}")
     return Rule(cat, text, deck, (a, b), {}, tuple(scenes))
 
@@ -647,16 +668,17 @@ def text_labels(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
          "no {a} shape may carry both a VDD and a GND label on {b} (a labelled short)"),
         (f'{b}.texts("VDD*").not_interacting({a})', "every {b} label whose name starts with VDD must sit on {a}"),
     ))
-    pad = rect(a, 0, 0, 500, 500)
+    p = free(cat, "text_labels").size(500, grid=10)  # the pad's side
+    pad, c, q, r = rect(a, 0, 0, p, p), p // 2, 4 * p // 5, 3 * p // 5
     scenes = [Scene(f"{cat}_tx_{n}", shapes) for n, shapes in (
-        ("vdd_in", pad + text(b, 250, 250, "VDD")), ("vdd_edge", pad + text(b, 500, 100, "VDD")),
-        ("vdd_out", pad + text(b, 800, 250, "VDD")), ("vdd1_out", pad + text(b, 800, 250, "VDD1")),
-        ("gnd_in", pad + text(b, 250, 250, "GND")), ("sig_out", pad + text(b, 900, 900, "SIG")),
-        ("short", pad + text(b, 100, 100, "VDD") + text(b, 400, 400, "GND")),
-        ("short_edge", pad + text(b, 0, 250, "VDD") + text(b, 400, 400, "GND", cell="SUB")),
-        ("two_pads", pad + rect(a, 1000, 0, 1500, 500) + text(b, 250, 250, "VDD") + text(b, 1250, 250, "GND")),
-        ("vddx_in", pad + text(b, 250, 250, "VDDX") + text(b, 300, 300, "GND")),
-        ("bare", pad), ("sub", rect(a, 0, 0, 500, 500, cell="SUB") + text(b, 250, 250, "VDD")))]
+        ("vdd_in", pad + text(b, c, c, "VDD")), ("vdd_edge", pad + text(b, p, 100, "VDD")),
+        ("vdd_out", pad + text(b, p + 300, c, "VDD")), ("vdd1_out", pad + text(b, p + 300, c, "VDD1")),
+        ("gnd_in", pad + text(b, c, c, "GND")), ("sig_out", pad + text(b, p + 400, p + 400, "SIG")),
+        ("short", pad + text(b, 100, 100, "VDD") + text(b, q, q, "GND")),
+        ("short_edge", pad + text(b, 0, c, "VDD") + text(b, q, q, "GND", cell="SUB")),
+        ("two_pads", pad + rect(a, 2 * p, 0, 3 * p, p) + text(b, c, c, "VDD") + text(b, 2 * p + c, c, "GND")),
+        ("vddx_in", pad + text(b, c, c, "VDDX") + text(b, r, r, "GND")),
+        ("bare", pad), ("sub", rect(a, 0, 0, p, p, cell="SUB") + text(b, c, c, "VDD")))]
     deck = body + out(cat, f"{a} / {b} labels")
     return Rule(cat, _state(rng, meaning, a=a, b=b), deck, (a, b), {}, tuple(scenes))
 
@@ -664,10 +686,11 @@ def text_labels(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
 def _segment_scenes(cat: str, a: str, b: str, s: int) -> list[Scene]:
     """A 1000 x 2000 ``a`` rectangle and ``b`` probes touching its right edge s-1 / s / s+1 from either end
     (that edge runs top to bottom, clockwise), in its middle, and at a corner."""
-    base, scenes = rect(a, 0, 0, 1000, 2000), []
-    for d, sfx in free(cat, "segment").offsets(s):
-        scenes += [Scene(f"{cat}_sg_top_{sfx}", base + rect(b, 1000, 2000 - s + d - 150, 1200, 2000 - s + d)),
-                   Scene(f"{cat}_sg_bot_{sfx}", base + rect(b, 1000, s - d, 1200, s - d + 150))]
+    base, scenes, f = rect(a, 0, 0, 1000, 2000), [], free(cat, "segment")
+    right, tall = 1000 + f.size(200), f.size(150)  # a probe's right edge and height
+    for d, sfx in f.offsets(s):
+        scenes += [Scene(f"{cat}_sg_top_{sfx}", base + rect(b, 1000, 2000 - s + d - tall, right, 2000 - s + d)),
+                   Scene(f"{cat}_sg_bot_{sfx}", base + rect(b, 1000, s - d, right, s - d + tall))]
     return scenes + [Scene(f"{cat}_sg_mid", base + rect(b, 1000, 980, 1200, 1020)),
                      Scene(f"{cat}_sg_corner", base + rect(b, 900, 1900, 1100, 2100)),
                      Scene(f"{cat}_sg_far", base + rect(b, 1500, 0, 1700, 2000))]
@@ -722,10 +745,12 @@ def vertex_limit(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     deck = f"{a}.select {{ |poly| poly.num_points > {n} }}" + out(cat, f"{a} more than {n} vertices")
     text = say(rng, ("A {a} polygon may have at most {n} vertices.", "{a} shapes with more than {n} corners are "
                      "not allowed."), a=a, n=n)
-    scenes = [Scene(f"{cat}_vx_{c}", _ngon(a, c)) for c in range(n - 2, n + 3)]
-    scenes += [Scene(f"{cat}_vx_rect", rect(a, 0, 0, 300, 800)),
-               Scene(f"{cat}_vx_merged", rect(a, 0, 0, 300, 300) + rect(a, 300, 0, 600, 300, cell="SUB")),
-               Scene(f"{cat}_vx_sub", _ngon(a, n + 1) + rect(a, 2000, 0, 2300, 300, cell="SUB"))]
+    z = free(cat, "vertex_limit").size
+    radius, side = z(500), z(300)
+    scenes = [Scene(f"{cat}_vx_{c}", _ngon(a, c, radius)) for c in range(n - 2, n + 3)]
+    scenes += [Scene(f"{cat}_vx_rect", rect(a, 0, 0, side, z(800))),
+               Scene(f"{cat}_vx_merged", rect(a, 0, 0, side, side) + rect(a, side, 0, 2 * side, side, cell="SUB")),
+               Scene(f"{cat}_vx_sub", _ngon(a, n + 1, radius) + rect(a, 2000, 0, 2000 + side, side, cell="SUB"))]
     return Rule(cat, text, deck, (a,), {cat: float(n)}, tuple(scenes))
 
 

@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Iterator
 
-DRAW_FORMAT = 1
+DRAW_FORMAT = 2
 """Bump when a draw changes (part of the name of a dataset artifact whose pools are drawn)."""
 OFFSETS = ((-1, "lt"), (0, "eq"), (1, "gt"))
 """The evaluation scenes' offsets (dbu) from every threshold, with their scene-name suffix."""
@@ -55,6 +55,10 @@ class Free:
         if self.rng is None:
             return value
         return max(grid, round(value * self.rng.uniform(*SCALE) / grid) * grid)
+
+    def pick(self, stated: int, drawn: tuple[int, ...]) -> int:
+        """A free choice: ``stated`` outside a draw, one of ``drawn`` inside (a scale, a count)."""
+        return stated if self.rng is None else self.rng.choice(drawn)
 
     def offsets(self, threshold: int) -> tuple[tuple[int, str], ...]:
         """The failing, equal and passing offsets from ``threshold`` (dbu), named ``lt``, ``eq``, ``gt``."""

@@ -41,16 +41,16 @@ def contact_gate_space(rng: random.Random, cat: str, t: Tech) -> Rule:
         "Contact-to-gate space: {s} {u} or more between {co} and the {po}/{od} overlap.",
     ), co=co, po=po, od=od, s=s / 1000)
     f = free(cat, "contact_gate")
-    x, near = f.size(500, grid=10), s + f.offsets(s)[0][0]
-    gate = _gate(od, po, x, 100)
+    x, near, length = f.size(500, grid=10), s + f.offsets(s)[0][0], f.size(100, grid=10)
+    gate = _gate(od, po, x, length)
     scenes = []
     for d, sfx in f.offsets(s)[:2]:
         g = s + d
         scenes.append(Scene(f"{cat}_cg_left_{sfx}", gate + rect(co, x - g - cw, 200, x - g, 200 + cw)))
         k = diagonal_offset(s, d < 0, -d)
-        scenes.append(Scene(f"{cat}_cg_corner_{sfx}", gate + rect(co, x + 100 + k, OD_H + k, x + 100 + k + cw,
+        scenes.append(Scene(f"{cat}_cg_corner_{sfx}", gate + rect(co, x + length + k, OD_H + k, x + length + k + cw,
                                                                   OD_H + k + cw)))
-    scenes.append(Scene(f"{cat}_cg_field", rect(od, 0, 0, OD_W, OD_H) + rect(po, x, -EXT, x + 100, OD_H + 900)
+    scenes.append(Scene(f"{cat}_cg_field", rect(od, 0, 0, OD_W, OD_H) + rect(po, x, -EXT, x + length, OD_H + 900)
                         + rect(co, x - near - cw, OD_H + 400, x - near, OD_H + 400 + cw)))
     scenes.append(Scene(f"{cat}_cg_above_lt", gate + rect(co, x, OD_H + near, x + cw, OD_H + near + cw)))
     return Rule(cat, text, deck, (co, po, od), {cat: s / 1000}, tuple(scenes))

@@ -345,20 +345,21 @@ def poly_on_tap(rng: random.Random, name: str, poly: str, tap: str, nwell: str, 
 def gate_to_tap(rng: random.Random, name: str, poly: str, diff: str, tap: str, v: float) -> Rule:
     """Spacing of a gate (poly on diff) to a tap abutting that diff (min source length)."""
     deck = f"{poly}.and({diff}).separation({tap}.interacting({diff}), {value(v)})"
-    t, out_ = nm(v), []
-    for d, sfx in free(category(name), "gate_to_tap").offsets(t):
+    t, out_, f = nm(v), [], free(category(name), "gate_to_tap")
+    h = f.size(500, grid=10)  # the diff's and the tap's height
+    for d, sfx in f.offsets(t):
         g = t + d
-        out_ += [Scene(f"{category(name)}_src_{sfx}", rect(diff, 0, 0, 1500, 500) + rect(tap, 1500, 0, 1800, 500)
-                       + rect(poly, 1500 - g - 150, -200, 1500 - g, 700)),
-                 Scene(f"{category(name)}_src_apart_{sfx}", rect(diff, 0, 0, 1500, 500)
-                       + rect(tap, 1510, 0, 1800, 500) + rect(poly, 1500 - g - 150, -200, 1500 - g, 700)),
-                 Scene(f"{category(name)}_src_field_{sfx}", rect(diff, 0, 0, 1500, 500)
-                       + rect(tap, 1500, 0, 1800, 500) + rect(poly, 1500 - g - 150, 600, 1500 - g, 900))]
+        out_ += [Scene(f"{category(name)}_src_{sfx}", rect(diff, 0, 0, 1500, h) + rect(tap, 1500, 0, 1800, h)
+                       + rect(poly, 1500 - g - 150, -200, 1500 - g, h + 200)),
+                 Scene(f"{category(name)}_src_apart_{sfx}", rect(diff, 0, 0, 1500, h)
+                       + rect(tap, 1510, 0, 1800, h) + rect(poly, 1500 - g - 150, -200, 1500 - g, h + 200)),
+                 Scene(f"{category(name)}_src_field_{sfx}", rect(diff, 0, 0, 1500, h)
+                       + rect(tap, 1500, 0, 1800, h) + rect(poly, 1500 - g - 150, h + 100, 1500 - g, h + 400))]
     for k, g in (("near", round(0.95 * t)), ("far", round(1.05 * t))):
-        out_.append(Scene(f"{category(name)}_src_{k}", rect(diff, 0, 0, 1500, 500) + rect(tap, 1500, 0, 1800, 500)
-                          + rect(poly, 1500 - g - 150, -200, 1500 - g, 700)))
-    out_.append(Scene(f"{category(name)}_src_left", rect(diff, 0, 0, 1500, 500) + rect(tap, -300, 0, 0, 500)
-                      + rect(poly, t - 1, -200, t + 149, 700)))
+        out_.append(Scene(f"{category(name)}_src_{k}", rect(diff, 0, 0, 1500, h) + rect(tap, 1500, 0, 1800, h)
+                          + rect(poly, 1500 - g - 150, -200, 1500 - g, h + 200)))
+    out_.append(Scene(f"{category(name)}_src_left", rect(diff, 0, 0, 1500, h) + rect(tap, -300, 0, 0, h)
+                      + rect(poly, t - 1, -200, t + 149, h + 200)))
     desc = ("Spacing of poly on {d} to abutting {t} (min source): {v} {u}.",
             "A gate ({a} AND {d}) must be at least {v} {u} from a {t} that abuts its {d}.",
             "Min source length: gate to butted {t} spacing = {v} {u}.")

@@ -70,10 +70,12 @@ def aspect_ratio(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     text = say(rng, ("The bounding box of a {a} shape must have an aspect ratio (long side / short side) below {r}.",
                       "{a} shapes with a bounding-box aspect ratio of {r} or more are not allowed.",
                       "Long/short bounding-box side ratio of {a} must stay under {r}."), a=a, r=r)
-    w = 200
-    scenes = [Scene(f"{cat}_ar_eq", rect(a, 0, 0, w, r * w)), Scene(f"{cat}_ar_lt", rect(a, 0, 0, w, r * w - 1)),
-              Scene(f"{cat}_ar_rot", rect(a, 0, 0, r * w, w)), Scene(f"{cat}_ar_rotlt", rect(a, 0, 0, r * w - 1, w)),
-              Scene(f"{cat}_ar_ell", l_shape(a, 0, 0, 100, r * w))]
+    f = free(cat, "aspect_ratio")
+    w = f.size(200)
+    short = r * w + f.offsets(r * w)[0][0]
+    scenes = [Scene(f"{cat}_ar_eq", rect(a, 0, 0, w, r * w)), Scene(f"{cat}_ar_lt", rect(a, 0, 0, w, short)),
+              Scene(f"{cat}_ar_rot", rect(a, 0, 0, r * w, w)), Scene(f"{cat}_ar_rotlt", rect(a, 0, 0, short, w)),
+              Scene(f"{cat}_ar_ell", l_shape(a, 0, 0, f.size(100), r * w))]
     return Rule(cat, text, deck, (a,), {cat: float(r)}, tuple(scenes))
 
 
@@ -82,10 +84,12 @@ def area_ratio(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     deck = f"{a}.with_area_ratio({r}, 1000)" + out(cat, f"{a} bbox/area ratio >= {r}")
     text = say(rng, ("The area of a {a} polygon must be more than 1/{r} of its bounding-box area.",
                       "Sparse {a} shapes whose bounding box is {r} times their area or more are forbidden."), a=a, r=r)
-    scenes = [Scene(f"{cat}_rr_rect", rect(a, 0, 0, 400, 1200))]
+    z = free(cat, "area_ratio").size
+    long = z(1200)
+    scenes = [Scene(f"{cat}_rr_rect", rect(a, 0, 0, z(400), long))]
     for arm in (100, 150, 200, 300, 400, 600):
-        scenes.append(Scene(f"{cat}_rr_ell{arm}", l_shape(a, 0, 0, arm, 1200)))
-    scenes.append(Scene(f"{cat}_rr_diag", diagonal_bar(a, 0, 0, 150, 1500)))
+        scenes.append(Scene(f"{cat}_rr_ell{arm}", l_shape(a, 0, 0, z(arm), long)))
+    scenes.append(Scene(f"{cat}_rr_diag", diagonal_bar(a, 0, 0, z(150), z(1500))))
     return Rule(cat, text, deck, (a,), {cat: float(r)}, tuple(scenes))
 
 
@@ -120,11 +124,12 @@ def on_grid(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
             + out(cat, f"{a} off {value(g)} um grid"))
     text = say(rng, ("All {a} vertices must lie on a {g} {u} grid.",
                       "{a} coordinates must be multiples of {g} {u}."), a=a, g=g)
-    G = nm(g)
-    scenes = [Scene(f"{cat}_g_on", rect(a, 0, 0, 40 * G, 60 * G)), Scene(f"{cat}_g_x", rect(a, 1, 0, 40 * G, 60 * G)),
-              Scene(f"{cat}_g_y", rect(a, 0, 0, 40 * G, 60 * G + 1)),
-              Scene(f"{cat}_g_half", rect(a, 0, 0, 40 * G + G // 2, 60 * G)),
-              Scene(f"{cat}_g_sub", rect(a, 0, 0, 40 * G, 60 * G - 1, cell="SUB"))]
+    G, f = nm(g), free(cat, "on_grid")
+    x, y = f.size(40, grid=1) * G, f.size(60, grid=1) * G  # a shape on the grid, its size drawn in grid steps
+    scenes = [Scene(f"{cat}_g_on", rect(a, 0, 0, x, y)), Scene(f"{cat}_g_x", rect(a, 1, 0, x, y)),
+              Scene(f"{cat}_g_y", rect(a, 0, 0, x, y + 1)),
+              Scene(f"{cat}_g_half", rect(a, 0, 0, x + G // 2, y)),
+              Scene(f"{cat}_g_sub", rect(a, 0, 0, x, y - 1, cell="SUB"))]
     return Rule(cat, text, deck, (a,), {cat: g}, tuple(scenes))
 
 
@@ -278,13 +283,14 @@ def directional_keepout(rng: random.Random, cat: str, a: str, b: str, k: int) ->
     text = say(rng, ("{b} must keep a {ax} distance of at least {d} {u} from {a}; "
                       "the other direction is not restricted.",
                       "Directional spacing: {a} to {b} along {ax} must be {d} {u} or more."), a=a, b=b, d=d, ax=axis)
-    D, scenes = nm(d), []
-    for dd, s in free(cat, "directional").offsets(D):
+    D, scenes, f = nm(d), [], free(cat, "directional")
+    z = f.size(300)  # the squares' side
+    square = rect(a, 0, 0, z, z)
+    for dd, s in f.offsets(D):
         g = D + dd
-        scenes += [Scene(f"{cat}_dk_x_{s}", rect(a, 0, 0, 300, 300) + rect(b, 300 + g, 0, 600 + g, 300)),
-                   Scene(f"{cat}_dk_y_{s}", rect(a, 0, 0, 300, 300) + rect(b, 0, 300 + g, 300, 600 + g))]
-    scenes.append(Scene(f"{cat}_dk_diag",
-                        rect(a, 0, 0, 300, 300) + rect(b, 300 + D // 2, 300 + D // 2, 600 + D, 600 + D)))
+        scenes += [Scene(f"{cat}_dk_x_{s}", square + rect(b, z + g, 0, 2 * z + g, z)),
+                   Scene(f"{cat}_dk_y_{s}", square + rect(b, 0, z + g, z, 2 * z + g))]
+    scenes.append(Scene(f"{cat}_dk_diag", square + rect(b, z + D // 2, z + D // 2, 2 * z + D, 2 * z + D)))
     return Rule(cat, text, deck, (a, b), {cat: d}, tuple(scenes))
 
 
@@ -329,11 +335,13 @@ def companion_layer(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
     deck = f"if {b}.is_empty?\n  {a}{out(cat, f'{a} without any {b}')}\nend"
     text = say(rng, ("A layout that contains {a} must also contain at least one {b} shape.",
                       "{a} may only be used when a {b} shape is present somewhere in the layout."), a=a, b=b)
-    scenes = [Scene(f"{cat}_cl_a", rect(a, 0, 0, 300, 300)),
-              Scene(f"{cat}_cl_ab", rect(a, 0, 0, 300, 300) + rect(b, 5000, 0, 5100, 100)),
-              Scene(f"{cat}_cl_b", rect(b, 0, 0, 300, 300)), Scene(f"{cat}_cl_none", ()),
-              Scene(f"{cat}_cl_hier", rect(a, 0, 0, 300, 300) + rect(b, 0, 0, 100, 100, cell="SUB")),
-              Scene(f"{cat}_cl_subonly", rect(a, 0, 0, 300, 300, cell="SUB"))]
+    z = free(cat, "companion_layer").size
+    s, far, small = z(300), z(5000), z(100)
+    scenes = [Scene(f"{cat}_cl_a", rect(a, 0, 0, s, s)),
+              Scene(f"{cat}_cl_ab", rect(a, 0, 0, s, s) + rect(b, far, 0, far + small, small)),
+              Scene(f"{cat}_cl_b", rect(b, 0, 0, s, s)), Scene(f"{cat}_cl_none", ()),
+              Scene(f"{cat}_cl_hier", rect(a, 0, 0, s, s) + rect(b, 0, 0, small, small, cell="SUB")),
+              Scene(f"{cat}_cl_subonly", rect(a, 0, 0, s, s, cell="SUB"))]
     return Rule(cat, text, deck, (a, b), {}, tuple(scenes))
 
 
@@ -342,13 +350,13 @@ def via_count(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     deck = f"{a}.interacting({b}, {n + 1})" + out(cat, f"{a} touching more than {n} {b}")
     text = say(rng, ("An {a} shape may interact with at most {n} {b} shapes.",
                       "No {a} polygon shall touch or overlap more than {n} {b}."), a=a, b=b, n=n)
-    scenes = []
+    p, scenes = free(cat, "via_count").size(300, grid=30), []  # the pitch: a via is its last two thirds
     for k in range(n, n + 3):
-        scenes.append(Scene(f"{cat}_vc_{k}", rect(a, 0, 0, 300 * k + 300, 400)
-                            + tuple(s for i in range(k) for s in rect(b, 300 * i + 100, 100, 300 * i + 300, 300))))
-    scenes.append(Scene(f"{cat}_vc_touch", rect(a, 0, 0, 300, 400)
+        scenes.append(Scene(f"{cat}_vc_{k}", rect(a, 0, 0, p * k + p, 400)
+                            + tuple(s for i in range(k) for s in rect(b, p * i + p // 3, 100, p * i + p, 300))))
+    scenes.append(Scene(f"{cat}_vc_touch", rect(a, 0, 0, p, 400)
                         + tuple(s for i in range(n + 1)
-                                for s in rect(b, 300 + 250 * i, 0, 450 + 250 * i, 150 if i == 0 else 100))))
+                                for s in rect(b, p + 250 * i, 0, p + 150 + 250 * i, 150 if i == 0 else 100))))
     scenes.append(Scene(f"{cat}_vc_merged", rect(a, 0, 0, 2000, 400) + rect(b, 100, 100, 1800, 300)))
     return Rule(cat, text, deck, (a, b), {cat: float(n)}, tuple(scenes))
 
@@ -357,11 +365,13 @@ def double_drawn(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     deck = f"{a}.raw.merged(false, 2)" + out(cat, f"{a} drawn twice")
     text = say(rng, ("{a} polygons must not overlap each other (no area may be drawn twice).",
                       "Overlapping {a} shapes are forbidden; abutting shapes are fine."), a=a)
-    scenes = [Scene(f"{cat}_dd_over", rect(a, 0, 0, 300, 300) + rect(a, 200, 0, 500, 300)),
-              Scene(f"{cat}_dd_abut", rect(a, 0, 0, 300, 300) + rect(a, 300, 0, 600, 300)),
-              Scene(f"{cat}_dd_dup", rect(a, 0, 0, 300, 300) + rect(a, 0, 0, 300, 300)),
-              Scene(f"{cat}_dd_hier", rect(a, 0, 0, 300, 300) + rect(a, 299, 0, 600, 300, cell="SUB")),
-              Scene(f"{cat}_dd_single", rect(a, 0, 0, 300, 300))]
+    s = free(cat, "double_drawn").size(300, grid=15)
+    square = rect(a, 0, 0, s, s)
+    scenes = [Scene(f"{cat}_dd_over", square + rect(a, 2 * s // 3, 0, 2 * s // 3 + s, s)),
+              Scene(f"{cat}_dd_abut", square + rect(a, s, 0, 2 * s, s)),
+              Scene(f"{cat}_dd_dup", square + square),
+              Scene(f"{cat}_dd_hier", square + rect(a, s - 1, 0, 2 * s, s, cell="SUB")),
+              Scene(f"{cat}_dd_single", square)]
     return Rule(cat, text, deck, (a,), {}, tuple(scenes))
 
 
@@ -475,12 +485,14 @@ def reference_point(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rul
     ))
     deck = f"{a}.{method}.not_inside({b})" + out(cat, f"{a} reference point not in {b}")
     text = say(rng, (meaning + ".",), a=a, b=b)
-    scenes = [Scene(f"{cat}_rp_in", rect(a, 0, 0, 400, 400) + rect(b, -50, -50, 450, 450)),
-              Scene(f"{cat}_rp_half", rect(a, 0, 0, 400, 400) + rect(b, 150, 150, 450, 450)),
-              Scene(f"{cat}_rp_ll", rect(a, 0, 0, 400, 400) + rect(b, -50, -50, 150, 150)),
-              Scene(f"{cat}_rp_none", rect(a, 0, 0, 400, 400)),
+    s = free(cat, "reference_point").size(400, grid=40)
+    square, q = rect(a, 0, 0, s, s), 3 * s // 8  # q: between the square's lower-left corner and its centre
+    scenes = [Scene(f"{cat}_rp_in", square + rect(b, -50, -50, s + 50, s + 50)),
+              Scene(f"{cat}_rp_half", square + rect(b, q, q, s + 50, s + 50)),
+              Scene(f"{cat}_rp_ll", square + rect(b, -50, -50, q, q)),
+              Scene(f"{cat}_rp_none", square),
               Scene(f"{cat}_rp_ell", l_shape(a, 0, 0, 100, 800) + rect(b, 300, 300, 500, 500)),
-              Scene(f"{cat}_rp_edge", rect(a, 0, 0, 400, 400) + rect(b, 200, 0, 450, 450))]
+              Scene(f"{cat}_rp_edge", square + rect(b, s // 2, 0, s + 50, s + 50))]
     return Rule(cat, text, deck, (a, b), {}, tuple(scenes))
 
 
@@ -489,12 +501,15 @@ def edge_centre_contact(rng: random.Random, cat: str, a: str, b: str, k: int) ->
     deck = f"{a}.edges.centers({value(length)}, 0).interacting({b})" + out(cat, f"{b} at {a} edge centre")
     text = say(rng, ("{b} must not touch the central {l} {u} of any {a} edge.",
                       "Keep {b} off the middle {l} {u} of every {a} edge (edge ends may touch)."), a=a, b=b, l=length)
-    L = nm(length)
-    scenes = [Scene(f"{cat}_ec_mid", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 450, 1200, 550)),
-              Scene(f"{cat}_ec_end", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 100)),
-              Scene(f"{cat}_ec_lim_in", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 500 - L // 2 + 1)),
-              Scene(f"{cat}_ec_lim_out", rect(a, 0, 0, 1000, 1000) + rect(b, 1000, 0, 1200, 500 - L // 2 - 1)),
-              Scene(f"{cat}_ec_far", rect(a, 0, 0, 1000, 1000) + rect(b, 1100, 450, 1200, 550))]
+    L, f = nm(length), free(cat, "edge_centre")
+    side, bw, hw = f.size(1000, grid=10), f.size(200), f.size(50)  # the square, the other shape's width, half height
+    c, (out_, _), _, (in_, _) = side // 2, *f.offsets(L // 2)
+    square = rect(a, 0, 0, side, side)
+    scenes = [Scene(f"{cat}_ec_mid", square + rect(b, side, c - hw, side + bw, c + hw)),
+              Scene(f"{cat}_ec_end", square + rect(b, side, 0, side + bw, 100)),
+              Scene(f"{cat}_ec_lim_in", square + rect(b, side, 0, side + bw, c - L // 2 + in_)),
+              Scene(f"{cat}_ec_lim_out", square + rect(b, side, 0, side + bw, c - L // 2 + out_)),
+              Scene(f"{cat}_ec_far", square + rect(b, side + 100, c - hw, side + bw, c + hw))]
     return Rule(cat, text, deck, (a, b), {cat: length}, tuple(scenes))
 
 

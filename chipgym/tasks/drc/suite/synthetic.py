@@ -102,16 +102,16 @@ def contact_on_gate(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "Contacts ({co}) placed on the transistor gate region ({po} over {od}) are forbidden.",
         "No area of {co} may lie over the intersection of {po} and {od}.",
     ), co=co, po=po, od=od)
-    c = 150
-    base = rect(od, 0, 0, 1200, 600) + rect(po, 500, -300, 700, 900)
+    c, x = 150, 500 + free(cat, "contact_on_gate").size(200, grid=10)  # a contact's side, the gate's right edge
+    base = rect(od, 0, 0, 1200, 600) + rect(po, 500, -300, x, 900)
     scenes = [
         Scene(f"{cat}_cg_on", base + rect(co, 525, 225, 675, 375)),
-        Scene(f"{cat}_cg_abut", base + rect(co, 700, 225, 700 + c, 375)),
-        Scene(f"{cat}_cg_part", base + rect(co, 699, 225, 699 + c, 375)),
+        Scene(f"{cat}_cg_abut", base + rect(co, x, 225, x + c, 375)),
+        Scene(f"{cat}_cg_part", base + rect(co, x - 1, 225, x - 1 + c, 375)),
         Scene(f"{cat}_cg_polyfield", base + rect(co, 525, 700, 675, 850)),
         Scene(f"{cat}_cg_diff", base + rect(co, 100, 225, 250, 375)),
-        Scene(f"{cat}_cg_corner", base + rect(co, 699, 599, 699 + c, 599 + c)),
-        Scene(f"{cat}_cg_cornertouch", base + rect(co, 700, 600, 700 + c, 600 + c)),
+        Scene(f"{cat}_cg_corner", base + rect(co, x - 1, 599, x - 1 + c, 599 + c)),
+        Scene(f"{cat}_cg_cornertouch", base + rect(co, x, 600, x + c, 600 + c)),
     ]
     return Rule(cat, text, deck, (co, po, od), {}, tuple(scenes))
 
