@@ -54,3 +54,20 @@ def test_an_inner_shape_outside_its_enclosure_fails_and_the_deck_without_that_ch
     without = [m for m in drop_rule_mutants(draft.deck()) if "outside" not in m.deck.splitlines()[-1]]
     assert len(without) == 1
     assert _verdicts(pool, draft, without[0].deck, tmp_path) != verdicts, "the mutant survives the hidden layouts"
+
+
+@pytest.mark.parametrize("rule", ["nsd.5a", "psd.5b"])
+def test_butting_edges_are_exempt_and_nothing_else_changes(pool, tmp_path, rule):
+    """The rule table's "except for butting edge": a diff flush with its implant where it butts a tap passes; short
+    elsewhere, or flush one step away from the tap, it fails. The same deck without the exemption (the published
+    one's check) differs on the butting scene alone, so it is killed."""
+    draft = next(d for d in drc_v2().values() if d.title == rule)
+    verdicts = _verdicts(pool, draft, draft.deck(), tmp_path)
+    category = draft.rules[0].category
+    assert [verdicts[f"{category}_butt_{s}"] for s in ("flush", "short", "apart")] == [0, 1, 1]
+    enclosure = draft.rules[0].enclosure
+    exempting = f"{enclosure.outer}.edges.enclosing(({enclosure.inner}).edges.not({enclosure.butting}.edges), "
+    published = draft.deck().replace(exempting, f"{enclosure.outer}.enclosing({enclosure.inner}, ")
+    assert published != draft.deck()
+    without = _verdicts(pool, draft, published, tmp_path)
+    assert {name for name in verdicts if verdicts[name] != without[name]} == {f"{category}_butt_flush"}

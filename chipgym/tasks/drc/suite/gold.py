@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from chipgym.tasks.drc.suite.checks import nm
+from chipgym.tasks.drc.suite.draws import free
+from chipgym.tasks.drc.suite.layouts import Scene, rect
 from chipgym.tasks.drc.suite.rule import Rule
 
 
@@ -31,3 +34,27 @@ def covered_enclosures(rule: Rule) -> Rule:
     said = (f" Every {e.inner_words} must lie inside {e.outer_words}: one wholly or partly outside it is a violation."
             if e.whole else f" A {e.inner_words} partly outside {e.outer_words} is a violation too.")
     return replace(rule, deck=f"{rule.deck}\n{line}", text=rule.text + said)
+
+
+def butting_edges_exempt(rule: Rule) -> Rule:
+    """An enclosure rule whose gold deck leaves out the inner shape's edges that butt another layer, as the rule
+    table says ("except for butting edge": a diff's edge on a tap, where the implant changes), with scenes that
+    tell the two apart (issue 27 §2): butting and flush (passes), butting and short elsewhere (fails), flush one
+    step away from the other layer (fails). Apply it before :func:`covered_enclosures`."""
+    e = rule.enclosure
+    if e is None or e.butting is None or e.drawn is None:
+        return rule
+    checked = f"{e.outer}.enclosing({e.inner}, "
+    if not rule.deck.startswith(checked):
+        raise ValueError(f"{rule.category}: a butting exemption needs a deck that starts {checked!r}")
+    deck = f"{e.outer}.edges.enclosing(({e.inner}).edges.not({e.butting}.edges), " + rule.deck[len(checked):]
+    v, f = nm(rule.thresholds[rule.category]), free(rule.category, "butting")
+    w, h, other, m = f.size(600, grid=10), f.size(400, grid=10), f.size(300, grid=10), v + f.size(100)
+    inner, butted = rect(e.drawn, 0, 0, w, h), rect(e.butting, w, 0, w + other, h)
+    scenes = (Scene(f"{rule.category}_butt_flush", inner + butted + rect(e.outer, -m, -m, w, h + m)),
+              Scene(f"{rule.category}_butt_short", inner + butted + rect(e.outer, -m, -m, w, h + v - 1)),
+              Scene(f"{rule.category}_butt_apart", inner + rect(e.butting, w + 10, 0, w + 10 + other, h)
+                    + rect(e.outer, -m, -m, w, h + m)))
+    said = f" Edges of a {e.inner_words} that butt {e.butting} are exempt."
+    return replace(rule, deck=deck, text=rule.text + said, layers=tuple(dict.fromkeys(rule.layers + (e.butting,))),
+                   scenes=rule.scenes + scenes)

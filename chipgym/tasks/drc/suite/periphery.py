@@ -168,12 +168,12 @@ def sep_no_overlap(rng: random.Random, name: str, s: Subject, b: str, v: float) 
 
 
 def enclosure(rng: random.Random, name: str, s: Subject, outer: str, v: float, size: float = 0.2,
-              whole: bool = False) -> Rule:
-    """The subject (inner) enclosed by ``outer`` by ``v`` (``whole``: see :class:`~.rule.Enclosure`)."""
+              whole: bool = False, butting: str | None = None) -> Rule:
+    """The subject (inner) enclosed by ``outer`` by ``v`` (``whole``, ``butting``: see :class:`~.rule.Enclosure`)."""
     deck = f"{outer}.enclosing({s.expr()}, {value(v)})"
     rule = _rule(rng, name, "enclosure", s, deck, (outer,), v,
                  probes.enclosure_scenes(category(name), s.base, outer, nm(v), nm(size)), b=outer)
-    return replace(rule, enclosure=Enclosure(s.expr(), outer, s.name(), outer, whole))
+    return replace(rule, enclosure=Enclosure(s.expr(), outer, s.name(), outer, whole, butting, s.base))
 
 
 def encloses(rng: random.Random, name: str, s: Subject, inner: str, v: float, size: float = 0.2) -> Rule:

@@ -26,13 +26,17 @@ from chipgym.tasks.drc.suite.layouts import Scene
 class Enclosure:
     """What a rule's enclosure check encloses: ``inner`` must lie inside ``outer`` (deck expressions; their words
     in the text ``inner_words``, ``outer_words``). ``whole``: an inner shape wholly outside violates too (a via
-    without its metal); otherwise one that overlaps ``outer`` in part does (a licon off a diff may be on poly)."""
+    without its metal); otherwise one that overlaps ``outer`` in part does (a licon off a diff may be on poly).
+    ``butting``: the layer whose butting edges the rule table exempts (a diff's edge on a tap), with ``drawn``,
+    the layer the inner shape is drawn on."""
 
     inner: str
     outer: str
     inner_words: str
     outer_words: str
     whole: bool = False
+    butting: str | None = None
+    drawn: str | None = None
 
 
 @dataclass(frozen=True)
