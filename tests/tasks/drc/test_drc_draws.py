@@ -12,7 +12,7 @@ from chipgym.tasks.drc.suite.draws import drawing
 from chipgym.tasks.drc.suite.kit import gap_scenes
 from chipgym.tasks.drc.suite.layouts import rect
 from chipgym.tasks.drc.suite.probes import enclosure_scenes, width_scenes
-from chipgym.tasks.drc.suite.redraw import parts_key
+from chipgym.tasks.drc.suite.redraw import congruence_key, parts_key
 from chipgym.tasks.drc.suites import get_suite
 
 
@@ -87,10 +87,10 @@ def drawn_slice(pool, tmp_path_factory):
     return build_suite("drc-v2", run_deck=pool.run_deck, cache_dir=tmp_path_factory.mktemp("drc-v2"), ids=ids)
 
 
-def test_drawn_pools_are_made_of_no_evaluation_scene_and_teach_both_verdicts(drawn_slice):
+def test_drawn_pools_hold_no_evaluation_scene_and_teach_both_verdicts(drawn_slice):
     assert len(drawn_slice) == len(DRAWN_SLICE)
     for task in drawn_slice:
-        key = lambda case: parts_key(gds_scene(case.name, case.gds_bytes()))  # noqa: E731
+        key = lambda case: congruence_key(gds_scene(case.name, case.gds_bytes()))  # noqa: E731
         evaluation = {key(case) for case in task.hidden_testcases}
         taught = task.public_examples + task.training_testcases
         assert not evaluation & {key(case) for case in taught}, task.id
@@ -115,7 +115,7 @@ def test_a_fresh_draw_is_in_neither_pool(drawn_slice, pool):
     """The rule-free benchmark's fresh draw: labelled by the gold deck, and made of no evaluation or taught layout's
     parts, so a learner's pass rate on it is what it would get with nothing taught about the evaluation scenes."""
     drafts = {d.id: d for d in generate_drafts(name="drc-v2")}
-    key = lambda case: parts_key(gds_scene(case.name, case.gds_bytes()))  # noqa: E731
+    key = lambda case: congruence_key(gds_scene(case.name, case.gds_bytes()))  # noqa: E731
     for task in drawn_slice:
         fresh = fresh_draw("drc-v2", drafts[task.id], task, pool.run_deck)
         held = {key(c) for c in task.hidden_testcases + task.public_examples + task.training_testcases}

@@ -41,7 +41,7 @@ from chipgym.tasks.drc.rule2drc import testcase_filename
 from chipgym.tasks.drc.runner import RunDeck, VerdictPool
 from chipgym.tasks.drc.suite.draws import DRAW_FORMAT, drawing
 from chipgym.tasks.drc.suite.layouts import Scene, scene_gds
-from chipgym.tasks.drc.suite.redraw import REDRAW_FORMAT, parts_key, redraw
+from chipgym.tasks.drc.suite.redraw import REDRAW_FORMAT, congruence_key, parts_key, redraw
 from chipgym.tasks.drc.suite.rule import TaskDraft
 from chipgym.tasks.drc.suites import Suite, get_suite
 from chipgym.tasks.drc.task import DrcTask, Testcase
@@ -156,18 +156,21 @@ class _Redraws:
 
 class Draws:
     """Independent draws of a task's scenes (:mod:`~chipgym.tasks.drc.suite.draws`): each round is the suite
-    generated again inside its own draw; a drawn scene made of an evaluation scene's parts is left out."""
+    generated again inside its own draw; a drawn scene that is an evaluation scene (the same layout turned,
+    mirrored or moved, ``redraw.congruence_key``) is left out. One made of the same shapes at other distances
+    is kept: nothing of it was computed from an evaluation scene, and a family of fixed shapes (vias of the
+    rule's size) can be drawn no other way."""
 
     def __init__(self, name: str, seed: int, draft: TaskDraft, layers: Mapping[str, tuple[int, int]]):
         self.name, self.seed, self.task_id, self.layers = name, seed, draft.id, dict(layers)
-        self.evaluation = {parts_key(scene) for scene in draft.scenes()}
+        self.evaluation = {congruence_key(scene) for scene in draft.scenes()}
         self.rng = random.Random(f"{seed}/{draft.id}/draw")
 
     def sample(self, count: int, tag: str) -> list[tuple[str, bytes]]:
         scenes = drawn_scenes(self.name, self.seed, tag)[self.task_id]
         chosen = scenes if count >= len(scenes) else self.rng.sample(scenes, count)
         return [(opaque_name(self.task_id, f"{scene.name}/{tag}"), scene_gds(scene, self.layers))
-                for scene in chosen if parts_key(scene) not in self.evaluation]
+                for scene in chosen if congruence_key(scene) not in self.evaluation]
 
 
 @functools.lru_cache(maxsize=8)

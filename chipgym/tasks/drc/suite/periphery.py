@@ -247,9 +247,10 @@ def exact_scenes(tag: str, layer: str, t: int) -> list[Scene]:
     """:func:`probes.exact_size_scenes` plus off-by-one rectangles, +-10 % squares and a square in a child cell."""
     extra = {"tall_lt": (t, t - 1), "wide_lt": (t - 1, t), "near": (round(0.9 * t),) * 2,
              "far": (round(1.1 * t),) * 2}
+    x = free(tag, "exact").size(3 * t)  # where a second legal square sits
     return probes.exact_size_scenes(tag, layer, t) + [
         Scene(f"{tag}_size_{k}", rect(layer, 0, 0, w, h)) for k, (w, h) in extra.items()] + [
-        Scene(f"{tag}_size_sub", rect(layer, 0, 0, t, t, cell="SUB") + rect(layer, 3 * t, 0, 4 * t, t))]
+        Scene(f"{tag}_size_sub", rect(layer, 0, 0, t, t, cell="SUB") + rect(layer, x, 0, x + t, t))]
 
 
 def inside(rng: random.Random, name: str, s: Subject, outer: str) -> Rule:
