@@ -486,14 +486,16 @@ def adjacent_scenes(tag: str, inner: str, outer: str, t: int, size: int = 170) -
     """A square ``inner`` in ``outer`` with margins (left, right, bottom, top) around ``t``: one short side,
     two opposite short sides (legal), two adjacent short sides (illegal), three; and a notched ``outer``
     whose concave corner only the Euclidean metric sees."""
-    big = t + 200
-    cases = {"ok": (t, t, t, t), "left": (t - 1, big, big, big), "lr": (t - 1, t - 1, big, big),
-             "bt": (big, big, t - 1, t - 1), "lb_lt": (t - 1, big, t - 1, big), "rt_lt": (big, t - 1, big, t - 1),
-             "lb_eq": (t, big, t, big), "lb_gt": (t + 1, big, t + 1, big), "lb_mix": (t, big, t - 1, big),
-             "three_lt": (t - 1, t - 1, t - 1, big), "min": (0, 0, big, big)}
+    f = free(tag, "adjacent")
+    (below, _), _, (above, _) = f.offsets(t)
+    big, lt, gt = t + f.size(200), t + below, t + above
+    cases = {"ok": (t, t, t, t), "left": (lt, big, big, big), "lr": (lt, lt, big, big),
+             "bt": (big, big, lt, lt), "lb_lt": (lt, big, lt, big), "rt_lt": (big, lt, big, lt),
+             "lb_eq": (t, big, t, big), "lb_gt": (gt, big, gt, big), "lb_mix": (t, big, lt, big),
+             "three_lt": (lt, lt, lt, big), "min": (0, 0, big, big)}
     out = [Scene(f"{tag}_adj_{k}", rect(outer, -left, -b, size + r, size + tp) + rect(inner, 0, 0, size, size))
            for k, (left, r, b, tp) in cases.items()]
-    for d, sfx in free(tag, "adjacent").offsets(t):
+    for d, sfx in f.offsets(t):
         k = math.floor((t + d) / math.sqrt(2)) if d < 0 else math.ceil((t + d) / math.sqrt(2))
         notch = rect(outer, -k, -big, size + big, size + big) + rect(outer, -big, -k, size + big, size + big)
         out.append(Scene(f"{tag}_adj_notch_{sfx}", notch + rect(inner, 0, 0, size, size)))

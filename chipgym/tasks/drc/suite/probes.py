@@ -180,10 +180,12 @@ def inside_scenes(tag: str, inner: str, outer: str, size: int = 200) -> list[Sce
 
 def exact_size_scenes(tag: str, layer: str, t: int) -> list[Scene]:
     """Squares of side t (legal), t-1 and t+1, and t x (t+1) / (t+1) x t rectangles."""
-    (below, _), _, (above, _) = free(tag, "size").offsets(t)
-    lo, hi = t + below, t + above
+    f = free(tag, "size")
+    (below, _), _, (above, _) = f.offsets(t)
+    lo, hi, pitch = t + below, t + above, t + f.size(2 * t)
+    legal = f.pick(1, (2, 3))  # in a draw, a row of legal squares: a lone one is always an evaluation scene
     return [
-        Scene(f"{tag}_size_eq", rect(layer, 0, 0, t, t)),
+        Scene(f"{tag}_size_eq", tuple(s for i in range(legal) for s in rect(layer, i * pitch, 0, i * pitch + t, t))),
         Scene(f"{tag}_size_lt", rect(layer, 0, 0, lo, lo)),
         Scene(f"{tag}_size_gt", rect(layer, 0, 0, hi, hi)),
         Scene(f"{tag}_size_tall", rect(layer, 0, 0, t, hi)),

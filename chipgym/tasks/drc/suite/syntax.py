@@ -111,9 +111,11 @@ def holes_allowed(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     text = (say(rng, ("A {a} polygon may contain at most one hole.",
                       "{a} shapes with two or more holes are forbidden."), a=a) if many
             else say(rng, ("{a} shapes must not contain holes.", "Holes (closed rings) in {a} are not allowed."), a=a))
-    two = ring(a, 0, 0, 300, 300, 200) + ring(a, 500, 0, 300, 300, 200)
+    z = free(cat, "holes").size
+    hole, wall = z(300), z(200)
+    two = ring(a, 0, 0, hole, hole, wall) + ring(a, hole + wall, 0, hole, hole, wall)
     scenes = _shape_zoo(cat, a) + [Scene(f"{cat}_ho_two", two),
-                                   Scene(f"{cat}_ho_splitring", ring(a, 0, 0, 300, 300, 200, cell="SUB"))]
+                                   Scene(f"{cat}_ho_splitring", ring(a, 0, 0, hole, hole, wall, cell="SUB"))]
     return Rule(cat, text, deck, (a,), {}, tuple(scenes))
 
 
@@ -137,9 +139,12 @@ def odd_polygons(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
     deck = f"{a}.odd_polygons" + out(cat, f"self-intersecting {a}")
     text = say(rng, ("{a} polygons must not self-intersect.",
                       "Self-overlapping or twisted {a} polygons are not allowed."), a=a)
-    scenes = _shape_zoo(cat, a)[:4] + [Scene(f"{cat}_o_bowtie", polygon(a, [(0, 0), (800, 800), (800, 0), (0, 800)])),
-                                        Scene(f"{cat}_o_fold", polygon(a, [(0, 0), (600, 0), (600, 600), (300, 600),
-                                                                           (300, -300), (0, -300)]))]
+    z = free(cat, "odd_polygons").size
+    tie, fold = z(800), z(600, grid=10)
+    scenes = _shape_zoo(cat, a)[:4] + [Scene(f"{cat}_o_bowtie", polygon(a, [(0, 0), (tie, tie), (tie, 0), (0, tie)])),
+                                        Scene(f"{cat}_o_fold", polygon(a, [(0, 0), (fold, 0), (fold, fold),
+                                                                           (fold // 2, fold), (fold // 2, -fold // 2),
+                                                                           (0, -fold // 2)]))]
     return Rule(cat, text, deck, (a,), {}, tuple(scenes))
 
 
@@ -454,13 +459,16 @@ def edge_angle(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule:
          "{a} edges must be multiples of 45 degrees"),
     ))
     text = say(rng, (meaning + ".",), a=a)
-    scenes = _shape_zoo(cat, a) + [Scene(f"{cat}_an_mirror",
-                                         polygon(a, [(0, 0), (300, 0), (-700, 1000), (-1000, 1000)])),
-                                   Scene(f"{cat}_an_oct", polygon(a, [(100, 0), (300, 0), (400, 100), (400, 300),
-                                                                      (300, 400), (100, 400), (0, 300), (0, 100)]))]
+    m = free(cat, "edge_angle").pick(1, (2, 3))  # a magnification keeps every angle
+    mirror = [(0, 0), (300 * m, 0), (-700 * m, 1000 * m), (-1000 * m, 1000 * m)]
+    scenes = _shape_zoo(cat, a) + [Scene(f"{cat}_an_mirror", polygon(a, mirror)),
+                                   Scene(f"{cat}_an_oct", polygon(a, [(x * m, y * m) for x, y in (
+                                       (100, 0), (300, 0), (400, 100), (400, 300), (300, 400), (100, 400), (0, 300),
+                                       (0, 100))]))]
     for rise in (17, 26):  # edges at about 1.0 and 1.5 degrees (and 89.0 / 88.5 degrees)
-        scenes += [Scene(f"{cat}_an_flat{rise}", polygon(a, [(0, 0), (1000, rise), (1000, 400), (0, 400)])),
-                   Scene(f"{cat}_an_steep{rise}", polygon(a, [(0, 0), (400, 0), (400, 1000), (rise, 1000)]))]
+        run, step = 1000 * m, rise * m
+        scenes += [Scene(f"{cat}_an_flat{rise}", polygon(a, [(0, 0), (run, step), (run, 400), (0, 400)])),
+                   Scene(f"{cat}_an_steep{rise}", polygon(a, [(0, 0), (400, 0), (400, run), (step, run)]))]
     return Rule(cat, text, f"{a}.{deck_tail}" + out(cat, f"{a} edge angle {method}"), (a,), {}, tuple(scenes))
 
 

@@ -141,14 +141,15 @@ def redundant_via(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "{m} plates of {w} x {w} {u} or larger need two or more {v} when they have any {v}.",
     ), m=m, v=v, w=w)
     W, scenes, f = nm(w), [], free(cat, "redundant_via")
+    p = f.size(50)  # where the vias sit in the plate
     for d, sfx in f.offsets(W):
         side = W + d
+        via = rect(v, p, p, p + 100, p + 100)
         scenes += [
-            Scene(f"{cat}_rv_one_{sfx}", rect(m, 0, 0, side, side) + rect(v, 50, 50, 150, 150)),
-            Scene(f"{cat}_rv_two_{sfx}",
-                  rect(m, 0, 0, side, side) + rect(v, 50, 50, 150, 150) + rect(v, 50, 200, 150, 300)),
+            Scene(f"{cat}_rv_one_{sfx}", rect(m, 0, 0, side, side) + via),
+            Scene(f"{cat}_rv_two_{sfx}", rect(m, 0, 0, side, side) + via + rect(v, p, p + 150, p + 100, p + 250)),
             Scene(f"{cat}_rv_none_{sfx}", rect(m, 0, 0, side, side)),
-            Scene(f"{cat}_rv_long_{sfx}", rect(m, 0, 0, side, 3 * side) + rect(v, 50, 50, 150, 150, cell="SUB")),
+            Scene(f"{cat}_rv_long_{sfx}", rect(m, 0, 0, side, 3 * side) + rect(v, p, p, p + 100, p + 100, cell="SUB")),
         ]
     scenes.append(Scene(f"{cat}_rv_edge", rect(m, 0, 0, W, W) + rect(v, W, 50, W + 100, 150)))
     return Rule(cat, text, deck, (m, v), {cat: w}, tuple(scenes))
@@ -251,16 +252,18 @@ def implant_coverage(rng: random.Random, cat: str, ly: dict[str, str]) -> Rule:
         "Every part of {od} must be covered by exactly one implant: {np} or {pp}, never both and never neither.",
         "{od} regions without implant ({np} or {pp}) or with both implants are not allowed.",
     ), od=od, np=np, pp=pp)
-    d = rect(od, 0, 0, 600, 400)
+    f = free(cat, "implant_coverage")
+    w, h, m = f.size(600, grid=10), f.size(400), f.size(100)  # the diff, the implants' margin around it
+    d, half, x1, y1 = rect(od, 0, 0, w, h), w // 2, w + m, h + m
     scenes = [
-        Scene(f"{cat}_ic_n", d + rect(np, -100, -100, 700, 500)),
-        Scene(f"{cat}_ic_p", d + rect(pp, -100, -100, 700, 500)),
-        Scene(f"{cat}_ic_both", d + rect(np, -100, -100, 700, 500) + rect(pp, -100, -100, 700, 500)),
+        Scene(f"{cat}_ic_n", d + rect(np, -m, -m, x1, y1)),
+        Scene(f"{cat}_ic_p", d + rect(pp, -m, -m, x1, y1)),
+        Scene(f"{cat}_ic_both", d + rect(np, -m, -m, x1, y1) + rect(pp, -m, -m, x1, y1)),
         Scene(f"{cat}_ic_none", d),
-        Scene(f"{cat}_ic_split", d + rect(np, -100, -100, 300, 500) + rect(pp, 300, -100, 700, 500)),
-        Scene(f"{cat}_ic_gap", d + rect(np, -100, -100, 299, 500) + rect(pp, 300, -100, 700, 500)),
-        Scene(f"{cat}_ic_overlap", d + rect(np, -100, -100, 301, 500) + rect(pp, 300, -100, 700, 500)),
-        Scene(f"{cat}_ic_hier", d + rect(np, -100, -100, 300, 500, cell="SUB") + rect(pp, 300, -100, 700, 500)),
+        Scene(f"{cat}_ic_split", d + rect(np, -m, -m, half, y1) + rect(pp, half, -m, x1, y1)),
+        Scene(f"{cat}_ic_gap", d + rect(np, -m, -m, half - 1, y1) + rect(pp, half, -m, x1, y1)),
+        Scene(f"{cat}_ic_overlap", d + rect(np, -m, -m, half + 1, y1) + rect(pp, half, -m, x1, y1)),
+        Scene(f"{cat}_ic_hier", d + rect(np, -m, -m, half, y1, cell="SUB") + rect(pp, half, -m, x1, y1)),
     ]
     return Rule(cat, text, deck, (od, np, pp), {}, tuple(scenes))
 
