@@ -173,8 +173,9 @@ def negated_filter(rng: random.Random, cat: str, a: str, b: str, k: int) -> Rule
                              "{a} shapes with a bounding-box {w} above {r} are not allowed."), a=a, r=r, w=what)
         body = {4: f"{a}.without_bbox_aspect_ratio(1.0, {r})", 6: f"{a}.with_relative_height({r}, 1000)",
                 7: f"{a}.without_relative_height(0.0, {r})"}[variant]
-        above = (Scene(f"{cat}_ar_gt", rect(a, 0, 0, 200, 200 * r + 1)),
-                 Scene(f"{cat}_ar_rotgt", rect(a, 0, 0, 200 * r + 1, 200)))
+        w = free(cat, "ratio_above").size(200)
+        above = (Scene(f"{cat}_ar_gt", rect(a, 0, 0, w, w * r + 1)),
+                 Scene(f"{cat}_ar_rotgt", rect(a, 0, 0, w * r + 1, w)))
         return replace(_recast(rule, body, f"{a} ratio vs {r}", text), scenes=rule.scenes + above)
     if variant == 5:
         rule = syntax.area_ratio(rng, cat, a, b, k)

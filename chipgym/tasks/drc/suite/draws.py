@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Iterator
 
-DRAW_FORMAT = 4
+DRAW_FORMAT = 5
 """Bump when a draw changes (part of the name of a dataset artifact whose pools are drawn)."""
 OFFSETS = ((-1, "lt"), (0, "eq"), (1, "gt"))
 """The evaluation scenes' offsets (dbu) from every threshold, with their scene-name suffix."""
