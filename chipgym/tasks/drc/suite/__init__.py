@@ -89,8 +89,8 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED, poo
     """Run the gold deck on the draft's scenes (the evaluation layouts) and on the layouts ``pools`` gives
     (redraws of the scenes by default, :class:`_Redraws`): a few become the public examples, and
     ``TRAINING_ROUNDS`` rounds of as many layouts as scenes (more while a category lacks a passing or a failing
-    one) the training layouts. No public or training layout is made of an evaluation layout's shapes
-    (``redraw.parts_key``)."""
+    one) the training layouts. No public or training layout is an evaluation layout: a redraw is not made of one's
+    shapes (``redraw.parts_key``), a draw is not congruent to one (:class:`Draws`)."""
     deck, categories = draft.deck(), draft.categories()
     layers = draft.rule_layers()
     scenes = draft.scenes()
