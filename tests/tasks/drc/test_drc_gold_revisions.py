@@ -71,3 +71,15 @@ def test_butting_edges_are_exempt_and_nothing_else_changes(pool, tmp_path, rule)
     assert published != draft.deck()
     without = _verdicts(pool, draft, published, tmp_path)
     assert {name for name in verdicts if verdicts[name] != without[name]} == {f"{category}_butt_flush"}
+
+
+def test_licon_7_checks_isolated_taps_only(pool, tmp_path):
+    """licon.7 is the table's rule for a licon in an isolated tap: short margins on two adjacent sides fail in a
+    tap alone and pass in a tap that butts a diff; the deck that checks every tap differs there alone."""
+    draft = next(d for d in drc_v2().values() if d.title == "licon.7")
+    verdicts = _verdicts(pool, draft, draft.deck(), tmp_path)
+    assert (verdicts["licon_7_iso_butted"], verdicts["licon_7_iso_alone"]) == (0, 1)
+    every_tap = draft.deck().replace("tap.not_interacting(diff).enclosing(", "tap.enclosing(")
+    assert every_tap != draft.deck()
+    without = _verdicts(pool, draft, every_tap, tmp_path)
+    assert {name for name in verdicts if verdicts[name] != without[name]} == {"licon_7_iso_butted"}

@@ -44,10 +44,6 @@ def butting_edges_exempt(rule: Rule) -> Rule:
     e = rule.enclosure
     if e is None or e.butting is None or e.drawn is None:
         return rule
-    checked = f"{e.outer}.enclosing({e.inner}, "
-    if not rule.deck.startswith(checked):
-        raise ValueError(f"{rule.category}: a butting exemption needs a deck that starts {checked!r}")
-    deck = f"{e.outer}.edges.enclosing(({e.inner}).edges.not({e.butting}.edges), " + rule.deck[len(checked):]
     v, f = nm(rule.thresholds[rule.category]), free(rule.category, "butting")
     w, h, other, m = f.size(600, grid=10), f.size(400, grid=10), f.size(300, grid=10), v + f.size(100)
     inner, butted = rect(e.drawn, 0, 0, w, h), rect(e.butting, w, 0, w + other, h)
@@ -55,6 +51,33 @@ def butting_edges_exempt(rule: Rule) -> Rule:
               Scene(f"{rule.category}_butt_short", inner + butted + rect(e.outer, -m, -m, w, h + v - 1)),
               Scene(f"{rule.category}_butt_apart", inner + rect(e.butting, w + 10, 0, w + 10 + other, h)
                     + rect(e.outer, -m, -m, w, h + m)))
-    said = f" Edges of a {e.inner_words} that butt {e.butting} are exempt."
-    return replace(rule, deck=deck, text=rule.text + said, layers=tuple(dict.fromkeys(rule.layers + (e.butting,))),
-                   scenes=rule.scenes + scenes)
+    return _revised(rule, f"{e.outer}.enclosing({e.inner}, ",
+                    f"{e.outer}.edges.enclosing(({e.inner}).edges.not({e.butting}.edges), ", e.butting, scenes,
+                    f" Edges of a {e.inner_words} that butt {e.butting} are exempt.")
+
+
+def isolated_outer(rule: Rule) -> Rule:
+    """An enclosure rule the table states for an isolated outer shape only (``licon.7``: a licon in a tap that
+    butts no diff), whose published deck checked every one (issue 27 §2: on real cells, every tap it flagged
+    butts a diff). Adds the scene that tells them apart: the failing margins in a tap that butts a diff (passes)."""
+    e = rule.enclosure
+    if e is None or e.isolated_from is None or e.drawn is None:
+        return rule
+    v, f = nm(rule.thresholds[rule.category]), free(rule.category, "isolated")
+    size, big, short = f.size(170, grid=10), v + f.size(200), v + f.offsets(v)[0][0]
+    outer = rect(e.outer, -short, -short, size + big, size + big) + rect(e.drawn, 0, 0, size, size)
+    butted = rect(e.isolated_from, size + big, -short, size + big + f.size(300), size + big)
+    scenes = (Scene(f"{rule.category}_iso_butted", outer + butted),
+              Scene(f"{rule.category}_iso_alone", outer))
+    return _revised(rule, f"{rule.category}_e = {e.outer}.enclosing(",
+                    f"{rule.category}_e = {e.outer}.not_interacting({e.isolated_from}).enclosing(", e.isolated_from,
+                    scenes, f" Only a {e.outer} that butts no {e.isolated_from} (an isolated {e.outer}) is checked.")
+
+
+def _revised(rule: Rule, opening: str, rewritten: str, layer: str, scenes: tuple[Scene, ...], said: str) -> Rule:
+    """``rule`` with its deck's ``opening`` rewritten, ``layer`` read, ``scenes`` added and ``said`` in its text; a
+    deck that does not open so was not made by the generator the revision fixes."""
+    if not rule.deck.startswith(opening):
+        raise ValueError(f"{rule.category}: this revision needs a deck that starts {opening!r}")
+    return replace(rule, deck=rewritten + rule.deck[len(opening):], text=rule.text + said,
+                   layers=tuple(dict.fromkeys(rule.layers + (layer,))), scenes=rule.scenes + scenes)

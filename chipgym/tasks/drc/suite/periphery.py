@@ -188,16 +188,19 @@ def encloses(rng: random.Random, name: str, s: Subject, inner: str, v: float, si
     return replace(rule, enclosure=Enclosure(inner, s.expr(), inner, s.name()))
 
 
-def adjacent(rng: random.Random, name: str, s: Subject, outer: str, v: float, size: float = 0.17) -> Rule:
+def adjacent(rng: random.Random, name: str, s: Subject, outer: str, v: float, size: float = 0.17,
+             isolated_from: str | None = None) -> Rule:
     """On every two adjacent sides of the subject at least one is enclosed by ``outer`` by ``v`` (so one
-    pair of opposite sides is): a violation has a short horizontal and a short vertical enclosure."""
+    pair of opposite sides is): a violation has a short horizontal and a short vertical enclosure
+    (``isolated_from``: see :class:`~.rule.Enclosure`)."""
     cat = category(name)
     deck = (f"{cat}_e = {outer}.enclosing({s.expr()}, {value(v)}, projection)\n"
             f"{s.expr()}.interacting({cat}_e.second_edges.with_angle(0))"
             f".interacting({cat}_e.second_edges.with_angle(90))")
     rule = _rule(rng, name, "adjacent", s, deck, (outer,), v, adjacent_scenes(cat, s.base, outer, nm(v), nm(size)),
                  b=outer)
-    return replace(rule, enclosure=Enclosure(s.expr(), outer, s.name(), outer))
+    return replace(rule, enclosure=Enclosure(s.expr(), outer, s.name(), outer, drawn=s.base,
+                                             isolated_from=isolated_from))
 
 
 def area(rng: random.Random, name: str, s: Subject, v: float, side: float) -> Rule:

@@ -28,7 +28,8 @@ class Enclosure:
     in the text ``inner_words``, ``outer_words``). ``whole``: an inner shape wholly outside violates too (a via
     without its metal); otherwise one that overlaps ``outer`` in part does (a licon off a diff may be on poly).
     ``butting``: the layer whose butting edges the rule table exempts (a diff's edge on a tap), with ``drawn``,
-    the layer the inner shape is drawn on."""
+    the layer the inner shape is drawn on. ``isolated_from``: the outer shape counts only where it touches no
+    shape of this layer (an isolated tap: one that butts no diff)."""
 
     inner: str
     outer: str
@@ -37,6 +38,7 @@ class Enclosure:
     whole: bool = False
     butting: str | None = None
     drawn: str | None = None
+    isolated_from: str | None = None
 
 
 @dataclass(frozen=True)

@@ -207,7 +207,7 @@ TABLE: list[tuple[str, str, Make]] = [
     ("licon", "licon.5a", lambda r, n: p.enclosure(r, n, _z("licon1", CE), "diff", 0.04, 0.17)),
     ("licon", "licon.5c", lambda r, n: p.adjacent(r, n, plain("licon1"), "diff", 0.06)),
     ("licon", "licon.6", lambda r, n: p.straddle(r, n, plain("licon1"), "tap")),
-    ("licon", "licon.7", lambda r, n: p.adjacent(r, n, plain("licon1"), "tap", 0.12)),
+    ("licon", "licon.7", lambda r, n: p.adjacent(r, n, plain("licon1"), "tap", 0.12, isolated_from="diff")),
     ("licon", "licon.8", lambda r, n: p.enclosure(r, n, _z("licon1", CE), "poly", 0.05, 0.17)),
     ("licon", "licon.8a", lambda r, n: p.adjacent(r, n, plain("licon1"), "poly", 0.08)),
     ("licon", "licon.9", lambda r, n: p.sep_no_overlap(r, n, POLY_LICON, "psdm", 0.11)),
