@@ -78,7 +78,7 @@ class TaughtLayouts(Protocol):
 
     def sample(self, count: int, tag: str) -> list[tuple[str, bytes]]:
         """``count`` layouts of the round ``tag`` (every one of the round when ``count`` is the number of
-        evaluation scenes), as named GDS streams; none made of an evaluation scene's parts."""
+        evaluation scenes), as named GDS streams; none of them an evaluation layout (see :func:`label_draft`)."""
         ...
 
 
