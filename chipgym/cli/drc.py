@@ -118,15 +118,22 @@ def _print_grade(task: DrcTask, result: Grade, as_json: bool) -> int:
 
 def build(args) -> int:
     """Builds a suite's dataset artifact (the one place its generators run) and prints its pools."""
-    from chipgym.tasks.drc.suite import build_suite, pin_suite
+    from chipgym.tasks.drc.suite import build_private, build_suite, pin_suite
+    from chipgym.tasks.grading_seed import drc_grading_secret
 
-    tasks = build_suite(args.suite, jobs=args.workers)
+    if args.private and args.pin:
+        raise ValueError("--pin pins the public dataset; a private evaluation set is never pinned or published")
+    if args.private:
+        tasks = build_private(args.suite, drc_grading_secret(), jobs=args.workers)
+    else:
+        tasks = build_suite(args.suite, jobs=args.workers)
     if args.pin:
         print(f"pinned the content of {len(tasks)} tasks in {pin_suite(args.suite)}")
     pools = {name: sum(len(getattr(t, attribute)) for t in tasks) for name, attribute in
              (("public", "public_examples"), ("training", "training_testcases"), ("evaluation", "hidden_testcases"))}
     lacking = [t.id for t in tasks if t.metadata.get("training_lacking")]
-    print(f"{args.suite}: {len(tasks)} tasks; layouts: {pools['public']:,} public, {pools['training']:,} training, "
+    label = f"{args.suite} (private evaluation set)" if args.private else args.suite
+    print(f"{label}: {len(tasks)} tasks; layouts: {pools['public']:,} public, {pools['training']:,} training, "
           f"{pools['evaluation']:,} evaluation")
     if lacking:
         print(f"{len(lacking)} tasks lack a passing or a failing training layout for some category: "
@@ -249,6 +256,10 @@ def add_commands(commands) -> None:
     built.add_argument("--workers", type=int, default=2, help="KLayout workers (default 2)")
     built.add_argument("--pin", action="store_true",
                        help="pin the built content of a frozen suite in the package (once, when it is frozen)")
+    built.add_argument("--private", action="store_true",
+                       help="also draw a private evaluation set from the grading secret ($CHIPGYM_GRADING_SEED, else "
+                            "this machine's own): evaluation layouts no agent can regenerate; envs take it with "
+                            "evaluation_set='private'")
     built.set_defaults(handler=build)
 
     out = drc.add_parser("export", help="write a built-in suite in Rule2DRC format (byte-identical every run)")

@@ -69,6 +69,10 @@ budget of a made env, give both: ``gymnasium.make(id, max_steps=N, max_episode_s
   ``docs/rule2drc.md``) on the regime's layouts; ``"rule2drc"`` takes ``grade="verdicts"`` only.
 - ``regime``: ``"training"`` or ``"evaluation"`` (above).
 - ``grading_secret``: the integer the grading draws come from (above); left out of saved episodes.
+- ``evaluation_set``: ``"public"`` (the default: the suite's published evaluation layouts, for figures
+  comparable with others') or ``"private"``: a suite's evaluation layouts drawn anew from the grading secret
+  (:func:`chipgym.tasks.drc.suite.build_private`, built once per secret; ``chipgym drc build NAME
+  --private``), which no agent can regenerate from chipgym's code (``docs/datasets.md``, "Private evaluation").
 - ``max_steps`` (30), ``max_tests`` (32 test layouts), ``timeout`` (seconds of the deck on one layout, 20 by
   default; the published evaluator allows 120).
 - ``timings``: wall-clock times under ``info["seconds"]``. ``render_mode``: ``"rgb_array"`` (the last layout
@@ -175,6 +179,7 @@ class DrcScriptEnv(TextActionEnv):
         max_tests: int = 32,
         timeout: float = 20.0,
         grading_secret: int | None = None,
+        evaluation_set: Literal["public", "private"] = "public",
         timings: bool = False,
         render_mode: str | None = None,
     ):
@@ -182,13 +187,17 @@ class DrcScriptEnv(TextActionEnv):
             raise ValueError(f"grade: expected 'verdicts' or 'markers', got {grade!r}")
         if regime not in ("training", "evaluation"):
             raise ValueError(f"regime: expected 'training' or 'evaluation', got {regime!r}")
+        if evaluation_set not in ("public", "private"):
+            raise ValueError(f"evaluation_set: expected 'public' or 'private', got {evaluation_set!r}")
         check_metric(metric, markers=grade == "markers")
         super().__init__({"tasks": tasks, "split": split, "include_docs": include_docs, "grade": grade,
                           "metric": metric, "regime": regime, "max_steps": max_steps, "max_tests": max_tests,
-                          "timeout": timeout, "grading_secret": grading_secret, "timings": timings,
+                          "timeout": timeout, "grading_secret": grading_secret,
+                          "evaluation_set": evaluation_set, "timings": timings,
                           "render_mode": render_mode},
                          max_steps, timings, render_mode)
-        self.tasks = load_tasks(tasks, split)
+        self._secret = drc_grading_secret(grading_secret)
+        self.tasks = load_tasks(tasks, split, private_secret=self._secret if evaluation_set == "private" else None)
         if repeated := sorted(name for name, count in Counter(t.id for t in self.tasks).items() if count > 1):
             raise ValueError(f"tasks: more than one task is called {', '.join(repeated[:3])}: ids name tasks in "
                              "options, records and grading, so give tasks of two suites distinct ids")
@@ -212,7 +221,6 @@ class DrcScriptEnv(TextActionEnv):
         self._pool = DrcPool(workers=1, timeout=timeout)
         self._grader = DrcPool(workers=1, timeout=timeout)
         self._gold = DrcPool(workers=1, timeout=timeout) if grade == "markers" else None
-        self._secret = drc_grading_secret(grading_secret)
         self._submitted: set[str] = set()  # evaluation: the tasks already graded
         self._examples: dict[str, _Examples] = {}
         self._episode: _Episode | None = None

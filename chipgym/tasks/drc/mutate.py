@@ -33,10 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Literal, Sequence
 
-import gdstk
-
 from chipgym.tasks.drc.runner import RunDecks, Verdict
-from chipgym.tasks.drc.suite.layouts import Scene, Shape, rect, scene_gds
+from chipgym.tasks.drc.suite.layouts import Scene, Shape, gds_scene, rect, scene_gds
 from chipgym.tasks.drc.task import DrcTask
 
 Status = Literal["killed", "survived", "equivalent", "invalid"]
@@ -212,20 +210,6 @@ def mutants(deck: str) -> list[Mutant]:
                 seen.add(mutant.deck)
                 out.append(mutant)
     return out
-
-
-def gds_scene(name: str, data: bytes) -> Scene:
-    """A flattened scene from GDS bytes; layer names are ``"layer/datatype"``."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "in.gds"
-        path.write_bytes(data)
-        lib = gdstk.read_gds(path, unit=1e-9)
-    shapes = []
-    for cell in lib.top_level():
-        for poly in cell.get_polygons():
-            pts = tuple((round(x), round(y)) for x, y in poly.points)
-            shapes.append(Shape(f"{poly.layer}/{poly.datatype}", pts))
-    return Scene(name, tuple(shapes))
 
 
 def jitter(scene: Scene) -> list[Scene]:

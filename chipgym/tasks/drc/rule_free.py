@@ -29,13 +29,6 @@ from typing import Mapping, Sequence
 
 import gdstk
 
-from chipgym.tasks.drc.labels import label_layouts
-from chipgym.tasks.drc.mutate import gds_scene
-from chipgym.tasks.drc.runner import RunDeck
-from chipgym.tasks.drc.suite import Draws
-from chipgym.tasks.drc.suite.redraw import congruence_key
-from chipgym.tasks.drc.suite.rule import TaskDraft
-from chipgym.tasks.drc.suites import get_suite
 from chipgym.tasks.drc.task import DrcTask, Testcase
 
 Pattern = tuple
@@ -109,13 +102,3 @@ def measure(task: DrcTask, taught: Sequence[Testcase], tested: Sequence[Testcase
              for layout, case in zip(read, tested)]
     known = sum(pattern in learner.by_pattern for pattern, _ in read)
     return Measure(task.id, task.group, all(right), sum(right), known, len(tested))
-
-
-def fresh_draw(suite: str, draft: TaskDraft, task: DrcTask, run_deck: RunDeck, tag: str = "fresh") -> list[Testcase]:
-    """A draw of the task's own generators (``tag``: a round no pool uses) that neither of its pools holds (no scene
-    congruent to an evaluation or a taught layout), labelled by its gold deck: where a learner taught by the task
-    should do as well as on its evaluation layouts, when nothing taught tells about them (issue 39)."""
-    taught = {congruence_key(gds_scene(c.name, c.gds_bytes())) for c in task.public_examples + task.training_testcases}
-    drawn = Draws(suite, get_suite(suite).seed, draft, draft.rule_layers()).sample(len(draft.scenes()), tag)
-    fresh = [(name, gds) for name, gds in drawn if congruence_key(gds_scene(name, gds)) not in taught]
-    return label_layouts(draft.deck(), fresh, draft.categories(), run_deck)

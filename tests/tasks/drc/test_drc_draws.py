@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from chipgym.tasks.drc.mutate import gds_scene
-from chipgym.tasks.drc.rule_free import fresh_draw, measure
-from chipgym.tasks.drc.suite import build_suite, drawn_scenes, generate_drafts, opaque_name
+from chipgym.tasks.drc.rule_free import measure
+from chipgym.tasks.drc.suite import build_suite, drawn_scenes, fresh_draw, generate_drafts, opaque_name
 from chipgym.tasks.drc.suite.draws import drawing
 from chipgym.tasks.drc.suite.kit import gap_scenes
-from chipgym.tasks.drc.suite.layouts import rect
+from chipgym.tasks.drc.suite.layouts import gds_scene, rect
 from chipgym.tasks.drc.suite.probes import enclosure_scenes, width_scenes
 from chipgym.tasks.drc.suite.redraw import congruence_key, parts_key
 from chipgym.tasks.drc.suites import get_suite

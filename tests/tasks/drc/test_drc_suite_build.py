@@ -5,8 +5,8 @@ from collections import Counter
 
 from chipgym.tasks.drc import suite
 from chipgym.tasks.drc.dsl import dsl_methods, dsl_methods_used, unsupported_methods
-from chipgym.tasks.drc.mutate import gds_scene
 from chipgym.tasks.drc.suite import SUITE_SEED, build_suite, fingerprint, generate_drafts, label_draft, manifest
+from chipgym.tasks.drc.suite.layouts import gds_scene
 from chipgym.tasks.drc.suite.redraw import congruence_key
 from chipgym.tasks.drc.suites import get_suite, suite_names
 

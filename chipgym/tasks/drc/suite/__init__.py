@@ -20,6 +20,7 @@ artifact is found, and read, without generating anything.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import random
@@ -40,7 +41,7 @@ from chipgym.tasks.drc.labels import LabellingError, discriminates, label_layout
 from chipgym.tasks.drc.rule2drc import testcase_filename
 from chipgym.tasks.drc.runner import RunDeck, VerdictPool
 from chipgym.tasks.drc.suite.draws import DRAW_FORMAT, drawing
-from chipgym.tasks.drc.suite.layouts import Scene, scene_gds
+from chipgym.tasks.drc.suite.layouts import Scene, gds_scene, scene_gds
 from chipgym.tasks.drc.suite.redraw import REDRAW_FORMAT, congruence_key, parts_key, redraw
 from chipgym.tasks.drc.suite.rule import TaskDraft
 from chipgym.tasks.drc.suites import Suite, get_suite
@@ -166,18 +167,31 @@ class Draws:
         self.evaluation = {congruence_key(scene) for scene in draft.scenes()}
         self.rng = random.Random(f"{seed}/{draft.id}/draw")
 
-    def sample(self, count: int, tag: str) -> list[tuple[str, bytes]]:
-        scenes = drawn_scenes(self.name, self.seed, tag)[self.task_id]
+    def sample(self, count: int, tag: str, stated_offsets: bool = False) -> list[tuple[str, bytes]]:
+        scenes = drawn_scenes(self.name, self.seed, tag, stated_offsets)[self.task_id]
         chosen = scenes if count >= len(scenes) else self.rng.sample(scenes, count)
         return [(opaque_name(self.task_id, f"{scene.name}/{tag}"), scene_gds(scene, self.layers))
                 for scene in chosen if congruence_key(scene) not in self.evaluation]
 
 
 @functools.lru_cache(maxsize=8)
-def drawn_scenes(name: str, seed: int, tag: str) -> dict[str, list[Scene]]:
+def drawn_scenes(name: str, seed: int, tag: str, stated_offsets: bool = False) -> dict[str, list[Scene]]:
     """Every task's scenes in the draw ``tag`` of a suite (its generators run inside ``drawing``), by task id."""
-    with drawing(f"{name}/{seed}/{tag}"):
+    with drawing(f"{name}/{seed}/{tag}", stated_offsets):
         return {draft.id: draft.scenes() for draft in generate_drafts(seed, name)}
+
+
+def fresh_draw(suite: str, draft: TaskDraft, task: DrcTask, run_deck: RunDeck, tag: str = "fresh",
+               stated_offsets: bool = False) -> list[Testcase]:
+    """A draw of the task's own generators (``tag``: a round no pool uses) that neither of its pools holds (no scene
+    congruent to an evaluation or a taught layout), labelled by its gold deck: layouts of the task that nothing it
+    teaches tells about. With ``stated_offsets`` their features sit 1 dbu from each threshold, as the evaluation
+    scenes' do (a private evaluation set, :func:`build_private`, and the rule-free learner's control)."""
+    taught = {congruence_key(gds_scene(c.name, c.gds_bytes())) for c in task.public_examples + task.training_testcases}
+    drawn = Draws(suite, get_suite(suite).seed, draft, draft.rule_layers()).sample(len(draft.scenes()), tag,
+                                                                                    stated_offsets)
+    fresh = [(name, gds) for name, gds in drawn if congruence_key(gds_scene(name, gds)) not in taught]
+    return label_layouts(draft.deck(), fresh, draft.categories(), run_deck)
 
 
 def suite_pools(suite: Suite, seed: int) -> Pools | None:
@@ -254,9 +268,61 @@ def build_suite(
             raise LabellingError(f"{name}: its generators give fingerprint {found}, not the pinned {pinned}: a "
                                  "change to a shared building block altered a frozen suite, or KLayout is not "
                                  f"the version it was pinned with ({klayout_version()})")
-        _build(drafts, root, name, seed, run_deck, jobs, ids)
+        if not (root / "manifest.yaml").is_file():
+            root.mkdir(parents=True, exist_ok=True)
+            (root / "manifest.yaml").write_text(yaml.safe_dump(manifest(drafts, name, seed), sort_keys=False))
+        pools = suite_pools(suite, seed)
+        _build(drafts, root, name, run_deck, jobs, ids, lambda draft, engine: label_draft(draft, engine, seed, pools))
         wanted = [d.id for d in drafts if ids is None or d.id in ids]
     return [artifact.read_task(root / "tasks", task_id, pins and pins[task_id]) for task_id in wanted]
+
+
+def build_private(
+    name: str,
+    secret: int,
+    run_deck: RunDeck | None = None,
+    cache_dir: str | Path | None = None,
+    jobs: int = 2,
+    ids: Sequence[str] | None = None,
+) -> list[DrcTask]:
+    """A suite's tasks (all, or those in ``ids``) with a private evaluation set: each task's evaluation layouts
+    are a draw of its generators under the grading ``secret`` (free dimensions drawn, features 1 dbu from each
+    threshold as in the public scenes: :func:`fresh_draw`; offsets drawn too in further rounds while a category
+    lacks a passing or a failing layout), none of them a public evaluation scene or a taught layout; its text, gold deck, public examples and training layouts are the public version's. Nothing in
+    chipgym's code or in the public dataset tells about them, so a campaign's figures on them mean skill even
+    against an agent that regenerates the public suite. Built once per secret, in a folder of its own (named by
+    a hash of the secret that is not the draw's seed) readable by its owner only."""
+    suite = get_suite(name)
+    by_id = {task.id: task for task in build_suite(name, run_deck=run_deck, cache_dir=cache_dir, jobs=jobs, ids=ids)}
+    drafts = generate_drafts(suite.seed, name)
+    public = artifact_name(name, suite.seed, fingerprint(drafts))
+    root = Path(cache_dir or default_cache_dir()) / f"{public}-private-{_secret_digest(secret, 'folder')}"
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tag = f"private-{_secret_digest(secret, 'draw')}"
+    drawn_scenes(name, suite.seed, tag, stated_offsets=True)  # once, before the threads that read it (the first round)
+    _build(drafts, root, name, run_deck, jobs, list(by_id),
+           lambda draft, engine: _private_evaluation(name, by_id[draft.id], draft, engine, tag), " --private")
+    return [artifact.read_task(root / "tasks", task_id) for task_id in by_id]
+
+
+def _private_evaluation(name: str, task: DrcTask, draft: TaskDraft, run_deck: RunDeck, tag: str) -> DrcTask:
+    """``task`` with its evaluation layouts drawn under ``tag``, more rounds while a category lacks a passing or a
+    failing one; those with drawn offsets too, since a family with no free dimension but its offsets draws only
+    public scenes at 1 dbu, which no private set may hold."""
+    hidden: list[Testcase] = []
+    for round_ in range(MORE_ROUNDS + 1):
+        hidden += fresh_draw(name, draft, task, run_deck, f"{tag}/{round_}" if round_ else tag,
+                             stated_offsets=round_ == 0)
+        if not (lacking := discriminates(hidden, task.categories)):
+            by_file = lambda c: testcase_filename(task.id, c)  # noqa: E731  (the order of labels.csv)
+            return dataclasses.replace(task, hidden_testcases=tuple(sorted(hidden, key=by_file)))
+    raise LabellingError(f"{task.id}: no passing or no failing private evaluation layout for {lacking}")
+
+
+def _secret_digest(secret: int, purpose: str) -> str:
+    """A hash of the grading secret for one ``purpose``: the private draw's seed, or its folder's name (which so
+    does not give the draw)."""
+    return hashlib.sha256(f"chipgym-drc-private/{purpose}/{secret}".encode()).hexdigest()[:16]
 
 
 def pin_suite(name: str, cache_dir: str | Path | None = None) -> Path:
@@ -293,22 +359,18 @@ def _artifact_ids(root: Path) -> list[str] | None:
         return None
 
 
-def _build(drafts: Sequence[TaskDraft], root: Path, name: str, seed: int, run_deck: RunDeck | None, jobs: int,
-           ids: Sequence[str] | None) -> None:
-    """Labels the drafts (those in ``ids``) not in the artifact yet, each written as soon as it is labelled."""
-    if not (root / "manifest.yaml").is_file():
-        root.mkdir(parents=True, exist_ok=True)
-        (root / "manifest.yaml").write_text(yaml.safe_dump(manifest(drafts, name, seed), sort_keys=False))
+def _build(drafts: Sequence[TaskDraft], root: Path, name: str, run_deck: RunDeck | None, jobs: int,
+           ids: Sequence[str] | None, label: Callable[[TaskDraft, RunDeck], DrcTask], command: str = "") -> None:
+    """Labels the drafts (those in ``ids``) not in the artifact yet with ``label``, each written as soon as it is
+    labelled (``chipgym drc build <name> <command>`` builds them all)."""
     todo = [d for d in drafts if (ids is None or d.id in ids) and not artifact.has_task(root / "tasks", d.id)]
     if not todo:
         return
     built = sum(1 for d in drafts if artifact.has_task(root / "tasks", d.id))
     print(f"{name}: {len(todo)} task(s) asked for are not built yet ({built} of {len(drafts)} are, in {root}); "
-          f"building them now (`chipgym drc build {name}` builds them all once)", file=sys.stderr)
-    pools = suite_pools(get_suite(name), seed)
+          f"building them now (`chipgym drc build {name}{command}` builds them all once)", file=sys.stderr)
     with contextlib.ExitStack() as stack:
         engine = run_deck or stack.enter_context(VerdictPool(workers=jobs)).run_deck
         with ThreadPoolExecutor(max(1, jobs)) as pool:
-            labelled = pool.map(lambda d: artifact.write_task(label_draft(d, engine, seed, pools), root / "tasks"),
-                                todo)
+            labelled = pool.map(lambda d: artifact.write_task(label(d, engine), root / "tasks"), todo)
             list(tqdm(labelled, total=len(todo), desc=f"building {name}", unit="task", file=sys.stderr))

@@ -123,3 +123,17 @@ def scene_gds(scene: Scene, layers: Mapping[str, tuple[int, int]]) -> bytes:
         path = Path(tmp) / "scene.gds"
         lib.write_gds(path, timestamp=FIXED_TIMESTAMP)
         return path.read_bytes()
+
+
+def gds_scene(name: str, data: bytes) -> Scene:
+    """A flattened scene from GDS bytes; layer names are ``"layer/datatype"``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "in.gds"
+        path.write_bytes(data)
+        lib = gdstk.read_gds(path, unit=1e-9)
+    shapes = []
+    for cell in lib.top_level():
+        for poly in cell.get_polygons():
+            pts = tuple((round(x), round(y)) for x, y in poly.points)
+            shapes.append(Shape(f"{poly.layer}/{poly.datatype}", pts))
+    return Scene(name, tuple(shapes))
