@@ -68,6 +68,29 @@ ZONES: dict[str, tuple[str, ...]] = {
                 "{a} touching or overlapping {z} is not checked."),
 }
 
+TOUCHING_CHECKED = {
+    ZONES["outside"][0]: "Checked only for {a} entirely outside {z}; {a} that touches {z} is outside it, so checked.",
+    ZONES["outside"][1]: "Applies to {a} not overlapping {z}; {a} that touches {z} is checked.",
+    ZONES["outside"][2]: "{a} overlapping {z} is not checked; {a} that only touches {z} is.",
+}
+"""The ``outside`` clauses reworded as KLayout's ``outside`` reads: a shape that touches the zone is outside it."""
+
+FIELD_PART_CHECKED = {template: "The part of {a} outside {z} is checked, also where the poly crosses {z} (its "
+                      "edges on {z} are not measured); {a} that touches {z} fails."
+                      for template in ZONES["outside"]}
+"""The ``outside`` clauses of a spacing to tap reworded for the table's reading: every poly's field part."""
+
+FET_EXEMPT = {template: "Not checked against a gate ({b}) completely within {z}: all FETs inside {z} are exempt."
+              for template in ZONES["not_inside"]}
+"""The ``not_inside`` clauses of a licon-to-gate spacing reworded for the table's reading: keyed on the FET."""
+
+MUST_OVERLAP = {
+    KINDS["interact"][0]: "{a} must overlap {b}; touching it is not enough.",
+    KINDS["interact"][1]: "Each {a} must overlap {b}; touching it is not enough.",
+    KINDS["interact"][2]: "{a} not overlapping {b} is an error, even where it touches {b}.",
+}
+"""The ``interact`` sentences reworded for a rule whose table asks for an overlap (a contact and its layers)."""
+
 
 def zone_name(layer: str) -> str:
     """How a manual writes an area-id layer: ``areaid_ce`` -> ``areaid.ce``."""

@@ -28,9 +28,9 @@ from chipgym.tasks.drc.suite import probes
 from chipgym.tasks.drc.suite.checks import nm, out
 from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, Shape, polygon, rect, ring
-from chipgym.tasks.drc.suite.manual import manual, zone_clause
+from chipgym.tasks.drc.suite.manual import manual, zone_clause, zone_name
 from chipgym.tasks.drc.suite.phrasing import value
-from chipgym.tasks.drc.suite.rule import Enclosure, Rule
+from chipgym.tasks.drc.suite.rule import Enclosure, Rule, Spacing
 
 
 def category(rule_name: str) -> str:
@@ -123,8 +123,9 @@ def _rule(rng: random.Random, name: str, kind: str, subject: Subject, deck: str,
     fields.setdefault("a", subject.name())
     text = manual(rng, name, kind, subject.clause(rng), **({"v": v} if v is not None else {}), **fields)
     layers = tuple(dict.fromkeys(subject.layers() + other))
+    words = {"a": str(fields["a"]), "b": str(fields.get("b", "")), "z": zone_name(subject.zone or "")}
     return Rule(cat, text, deck + out(cat, _what(kind, subject, other, v)), layers,
-                {cat: v} if v is not None else {}, tuple(subject.dress(scenes)))
+                {cat: v} if v is not None else {}, tuple(subject.dress(scenes)), words=words)
 
 
 def _what(kind: str, subject: Subject, other: tuple[str, ...], v: float | None) -> str:
@@ -144,9 +145,11 @@ def space(rng: random.Random, name: str, s: Subject, v: float) -> Rule:
 
 
 def separation(rng: random.Random, name: str, s: Subject, b: str, v: float, b_expr: str = "",
-               b_words: str = "", metric: str = "", b_under: tuple[str, ...] = (), b_zone: str = "") -> Rule:
+               b_words: str = "", metric: str = "", b_under: tuple[str, ...] = (), b_zone: str = "",
+               butting: str | None = None) -> Rule:
     """Spacing of the subject to ``b``, or to ``b_expr`` (a derived ``b``: ``b`` ANDed with ``b_under``,
-    drawn under every ``b`` shape, or ``b`` inside ``b_zone``, drawn around some of them)."""
+    drawn under every ``b`` shape, or ``b`` inside ``b_zone``, drawn around some of them). ``butting``: the
+    layer whose butting edges of ``b`` the rule table exempts (:class:`~.rule.Spacing`)."""
     opt = f", {metric}" if metric else ""
     deck = f"{s.expr()}.separation({b_expr or b}, {value(v)}{opt})"
     scenes = probes.space_scenes(category(name), s.base, b, nm(v))
@@ -157,7 +160,9 @@ def separation(rng: random.Random, name: str, s: Subject, b: str, v: float, b_ex
         scenes += probes.covered(scenes, b, b_zone) + probes.covered(scenes[:4], b, b_zone, -30, "straddle")
     layers = (b, *b_under, *((b_zone,) if b_zone else ()))
     r = _rule(rng, name, "separation", s, deck, layers, v, scenes, b=b_words or b)
-    return replace(r, text=r.text + (" Only facing parallel edges are checked." if metric == "projection" else ""))
+    spacing = Spacing(s.expr(), s.base, b_expr or b, b_words or b, b, b_under, butting) if butting else None
+    return replace(r, text=r.text + (" Only facing parallel edges are checked." if metric == "projection" else ""),
+                   spacing=spacing)
 
 
 def sep_no_overlap(rng: random.Random, name: str, s: Subject, b: str, v: float) -> Rule:

@@ -8,6 +8,7 @@ True
 from __future__ import annotations
 
 import random
+from typing import Mapping
 
 TEMPLATES: dict[str, tuple[str, ...]] = {
     "width": (
@@ -92,7 +93,18 @@ def say(rng: random.Random, templates: tuple[str, ...], **fields: object) -> str
     """
     params = {k: value(v) if isinstance(v, float) else v for k, v in fields.items()}
     params.setdefault("u", rng.choice(UNITS))
-    template = rng.choice(templates)
+    return _filled(rng.choice(templates), params)
+
+
+def reword(text: str, rewordings: Mapping[str, str], **fields: object) -> str:
+    """``text`` with each sentence that :func:`say` filled from a template of ``rewordings`` (with ``fields``)
+    replaced by that template's rewording, filled alike."""
+    for template, rewording in rewordings.items():
+        text = text.replace(_filled(template, fields), _filled(rewording, fields))
+    return text
+
+
+def _filled(template: str, params: Mapping[str, object]) -> str:
     text = template.format(**params)
     return text if template.startswith("{") else text[0].upper() + text[1:]
 

@@ -42,6 +42,21 @@ class Enclosure:
 
 
 @dataclass(frozen=True)
+class Spacing:
+    """What a spacing rule measures, where the rule table exempts butting edges ("for non-abutting diff/tap
+    edges"): from ``subject`` (a deck expression, drawn on ``subject_layer``) to ``to`` (its words ``to_words``),
+    drawn on ``drawn`` with ``under`` beneath it (an implant), leaving out ``to``'s edges that butt ``butting``."""
+
+    subject: str
+    subject_layer: str
+    to: str
+    to_words: str
+    drawn: str
+    under: tuple[str, ...]
+    butting: str
+
+
+@dataclass(frozen=True)
 class Rule:
     """One design rule: manual text, deck lines (ending in ``.output``), layers and scenes."""
 
@@ -53,6 +68,11 @@ class Rule:
     scenes: tuple[Scene, ...]
     enclosure: Enclosure | None = None
     """Set on an enclosure rule, for a later suite's gold revision (:mod:`~chipgym.tasks.drc.suite.gold`)."""
+    spacing: Spacing | None = None
+    """Set on a spacing rule whose table exempts butting edges, for the same."""
+    words: Mapping[str, str] = field(default_factory=dict)
+    """The words its text was filled with (``a`` the subject, ``b`` the other layer, ``z`` the zone), for a
+    revision that rewords a sentence (:func:`~chipgym.tasks.drc.suite.phrasing.reword`)."""
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,14 @@ exemptions (areaid.ce, areaid.sc, areaid.mt, areaid.ed, UHVI) and derived layers
 diff, p+ diff = diff AND psdm, poly licon = licon1 AND poly, ...) are drawn and checked.  Each rule
 is a task of its own, then seeded combinations of 2-4 rules of one module make up the rest.
 
+The capm (MiM capacitor) values are those of SkyWater's table as published in the skywater-pdk repository
+(``docs/rules/periphery/p036-capm_dotdash.csv``, capm.1 1 um ... capm.11 0.5 um); the rendered rule pages of some
+releases list them as N/A.
+
 Simplifications: a rule flagged P (periphery only) is exempt inside areaid.ce where the table
-below says so; "poly resistor" / "prec_resistor" is poly under the poly-resistor id (66/13);
-"li resistor" is li1 under 67/13.
+below says so; "poly resistor" / "prec_resistor" is poly under the poly-resistor id (66/13), except in rpm.3,
+rpm.4, rpm.5 and rpm.9, whose texts name the id layer itself (polyres) and whose decks measure it; "li resistor"
+is li1 under 67/13.
 
 Left out, with the reason:
 
@@ -192,9 +197,9 @@ TABLE: list[tuple[str, str, Make]] = [
     ("implant", "nsd.5b", lambda r, n: p.enclosure(r, n, _z("tap", CE), "nsdm", 0.125, 0.3, butting="diff")),
     ("implant", "psd.5b", lambda r, n: p.enclosure(r, n, _z("tap", CE), "psdm", 0.125, 0.3, butting="diff")),
     ("implant", "nsd.7", lambda r, n: p.separation(r, n, plain("nsdm"), "diff", 0.13, "diff.and(psdm)",
-                                                   "p+ diff (diff AND psdm)", b_under=("psdm",))),
+                                                   "p+ diff (diff AND psdm)", b_under=("psdm",), butting="tap")),
     ("implant", "psd.7", lambda r, n: p.separation(r, n, plain("psdm"), "tap", 0.13, "tap.and(nsdm)",
-                                                   "n+ tap (tap AND nsdm)", b_under=("nsdm",))),
+                                                   "n+ tap (tap AND nsdm)", b_under=("nsdm",), butting="diff")),
     ("implant", "n/psd.8", lambda r, n: p.opposite_implants(r, n, ("diff", "tap"), ("nsdm", "psdm"))),
     ("implant", "n/psd.9", lambda r, n: p.implant_cover(r, n, ("diff", "tap"), ("nsdm", "psdm"))),
     ("implant", "nsd.10a", lambda r, n: p.area(r, n, plain("nsdm"), 0.265, 0.38)),
