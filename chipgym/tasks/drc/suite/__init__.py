@@ -68,7 +68,7 @@ def generate_drafts(seed: int | None = None, name: str = SUITE_NAME) -> list[Tas
     split_rng = random.Random(rng.random())
     return [
         TaskDraft(d.id, d.title, d.group, "test" if split_rng.random() < suite.test_fraction else "train",
-                  d.layers, tuple(functools.reduce(lambda r, revise: revise(r), suite.revisions, r) for r in d.rules),
+                  d.layers, tuple(suite.revise(r) for r in d.rules),
                   d.metadata)
         for d in drafts
     ]
@@ -88,7 +88,7 @@ Pools = Callable[[TaskDraft, Mapping[str, tuple[int, int]]], TaughtLayouts]
 
 def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED, pools: Pools | None = None) -> DrcTask:
     """Run the gold deck on the draft's scenes (the evaluation layouts) and on the layouts ``pools`` gives
-    (redraws of the scenes by default, :class:`_Redraws`): a few become the public examples, and
+    (redraws of the scenes by default, :func:`redraws`): a few become the public examples, and
     ``TRAINING_ROUNDS`` rounds of as many layouts as scenes (more while a category lacks a passing or a failing
     one) the training layouts. No public or training layout is an evaluation layout: a redraw is not made of one's
     shapes (``redraw.parts_key``), a draw is not congruent to one (:class:`Draws`)."""
@@ -99,8 +99,7 @@ def label_draft(draft: TaskDraft, run_deck: RunDeck, seed: int = SUITE_SEED, poo
                            categories, run_deck)
     if lacking := discriminates(hidden, categories):
         raise LabellingError(f"{draft.id}: no passing or no failing layout for {lacking}")
-    taught = pools(draft, layers) if pools else _Redraws(draft.id, scenes, layers,
-                                                         random.Random(f"{seed}/{draft.id}/redraw"))
+    taught = (pools or redraws(seed))(draft, layers)
     public = pick_public(label_layouts(deck, taught.sample(PUBLIC_DRAWS, "public"), categories, run_deck),
                          random.Random(f"{seed}/{draft.id}"), N_PUBLIC)
     training: list[Testcase] = []
@@ -194,12 +193,16 @@ def fresh_draw(suite: str, draft: TaskDraft, task: DrcTask, run_deck: RunDeck, t
     return label_layouts(draft.deck(), fresh, draft.categories(), run_deck)
 
 
-def suite_pools(suite: Suite, seed: int) -> Pools | None:
-    """How ``suite`` makes its public examples and training layouts (None: redraws, :func:`label_draft`'s
-    default)."""
+def suite_pools(suite: Suite, seed: int) -> Pools:
+    """How ``suite`` makes its public examples and training layouts (``Suite.pools``)."""
     if suite.pools == "drawn":
         return lambda draft, layers: Draws(suite.name, seed, draft, layers)
-    return None
+    return redraws(seed)
+
+
+def redraws(seed: int) -> Pools:
+    """Public examples and training layouts redrawn from the evaluation scenes (drc-v0, drc-v1)."""
+    return lambda draft, layers: _Redraws(draft.id, draft.scenes(), layers, random.Random(f"{seed}/{draft.id}/redraw"))
 
 
 def opaque_name(task_id: str, scene_name: str) -> str:
@@ -288,10 +291,11 @@ def build_private(
     """A suite's tasks (all, or those in ``ids``) with a private evaluation set: each task's evaluation layouts
     are a draw of its generators under the grading ``secret`` (free dimensions drawn, features 1 dbu from each
     threshold as in the public scenes: :func:`fresh_draw`; offsets drawn too in further rounds while a category
-    lacks a passing or a failing layout), none of them a public evaluation scene or a taught layout; its text, gold deck, public examples and training layouts are the public version's. Nothing in
-    chipgym's code or in the public dataset tells about them, so a campaign's figures on them mean skill even
-    against an agent that regenerates the public suite. Built once per secret, in a folder of its own (named by
-    a hash of the secret that is not the draw's seed) readable by its owner only."""
+    lacks a passing or a failing layout), none of them a public evaluation scene or a taught layout; its text,
+    gold deck, public examples and training layouts are the public version's. Nothing in chipgym's code or in the
+    public dataset tells about them, so a campaign's figures on them mean skill even against an agent that
+    regenerates the public suite. Built once per secret, in a folder of its own (named by a hash of the secret
+    that is not the draw's seed) readable by its owner only."""
     suite = get_suite(name)
     by_id = {task.id: task for task in build_suite(name, run_deck=run_deck, cache_dir=cache_dir, jobs=jobs, ids=ids)}
     drafts = generate_drafts(suite.seed, name)

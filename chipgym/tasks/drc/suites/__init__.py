@@ -50,6 +50,12 @@ class Suite:
     """A frozen suite's pinned fingerprint (of its decks, evaluation scenes, texts and KLayout version): its
     built artifact is found by it without running a generator, and a test checks the generators still give it."""
 
+    def revise(self, rule: Rule) -> Rule:
+        """``rule`` with this suite's revisions applied in order (unchanged in a suite with none)."""
+        for revision in self.revisions:
+            rule = revision(rule)
+        return rule
+
     @property
     def pins_path(self) -> Path:
         """Where a frozen suite's content hashes are pinned: ``<name>.sha256`` beside the suites' modules."""
