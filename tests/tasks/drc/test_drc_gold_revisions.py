@@ -186,3 +186,15 @@ def test_a_spacing_says_that_it_does_not_flag_an_overlap(pool, tmp_path, rule):
     draft = next(d for d in drc_v2().values() if d.title == rule)
     assert "does not flag an overlap" in draft.description()
     assert _verdicts(pool, draft, draft.deck(), tmp_path)[f"{draft.rules[0].category}_space_overlap"] == 0
+
+
+def test_licon_1_exempts_licons_in_a_precision_resistor_not_in_any_rpm(pool, tmp_path):
+    """licon.1's exemption is for a precision resistor (rpm AND (poly overlapping polyres) AND psdm): a short licon
+    in one passes, in rpm, poly and psdm without the resistor id it fails, where the published deck (any rpm)
+    passed it."""
+    draft = next(d for d in drc_v2().values() if d.title == "licon.1")
+    verdicts = _verdicts(pool, draft, draft.deck(), tmp_path)
+    assert (verdicts["licon_1_in_resistor"], verdicts["licon_1_in_rpm_only"]) == (0, 1)
+    published = _verdicts(pool, draft, draft.deck().replace(
+        "licon1.not_inside(rpm.and(poly.overlapping(polyres)).and(psdm))", "licon1.not_inside(rpm)"), tmp_path)
+    assert published["licon_1_in_rpm_only"] == 0 and "precision resistor" in draft.description()

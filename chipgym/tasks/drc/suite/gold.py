@@ -16,7 +16,13 @@ from dataclasses import replace
 from chipgym.tasks.drc.suite.checks import nm
 from chipgym.tasks.drc.suite.draws import free
 from chipgym.tasks.drc.suite.layouts import Scene, rect
-from chipgym.tasks.drc.suite.manual import FET_EXEMPT, FIELD_PART_CHECKED, MUST_OVERLAP, TOUCHING_CHECKED
+from chipgym.tasks.drc.suite.manual import (
+    FET_EXEMPT,
+    FIELD_PART_CHECKED,
+    MUST_OVERLAP,
+    PRECISION_RESISTOR,
+    TOUCHING_CHECKED,
+)
 from chipgym.tasks.drc.suite.phrasing import reword
 from chipgym.tasks.drc.suite.rule import Rule
 
@@ -213,6 +219,30 @@ def overlap_not_spacing(rule: Rule) -> Rule:
         return rule
     return replace(rule, text=f"{rule.text} Where {rule.words['a']} overlaps {rule.words['b']} there is no spacing "
                               "to measure: this rule does not flag an overlap.")
+
+
+def precision_resistor_exemption(rule: Rule) -> Rule:
+    """``licon.1``'s exemption, for any licon inside rpm, where the table exempts a licon inside a precision
+    resistor, which SkyWater's layers reference defines as rpm AND (poly overlapping poly.rs) AND psdm (issue 27
+    §3). The zone is that expression, the text says so, and two evaluation scenes tell them apart: a licon short of
+    the size inside a precision resistor (passes) and inside rpm, poly and psdm without the resistor id (fails;
+    the published deck passes it)."""
+    published, zone = "licon1.not_inside(rpm)", "rpm.and(poly.overlapping(polyres)).and(psdm)"
+    if published not in rule.deck:
+        return rule
+    [short] = [scene for scene in rule.scenes if scene.name == f"{rule.category}_size_lt"]
+    f = free(rule.category, "precision_resistor")
+    pad = f.size(300, grid=10)
+    xs, ys = zip(*(point for shape in short.shapes for point in shape.points))
+
+    def around(*layers: str) -> tuple:
+        return tuple(s for layer in layers for s in rect(layer, min(xs) - pad, min(ys) - pad, max(xs) + pad,
+                                                         max(ys) + pad))
+    scenes = (Scene(f"{rule.category}_in_resistor", short.shapes + around("rpm", "poly", "polyres", "psdm")),
+              Scene(f"{rule.category}_in_rpm_only", short.shapes + around("rpm", "poly", "psdm")))
+    return replace(rule, deck=rule.deck.replace(published, f"licon1.not_inside({zone})"),
+                   layers=tuple(dict.fromkeys(rule.layers + ("poly", "polyres", "psdm"))),
+                   scenes=rule.scenes + scenes, text=reword(rule.text, PRECISION_RESISTOR, **rule.words))
 
 
 def _revised(rule: Rule, opening: str, rewritten: str, layer: str, scenes: tuple[Scene, ...], said: str) -> Rule:

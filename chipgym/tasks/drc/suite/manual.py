@@ -84,6 +84,11 @@ FET_EXEMPT = {template: "Not checked against a gate ({b}) completely within {z}:
               for template in ZONES["not_inside"]}
 """The ``not_inside`` clauses of a licon-to-gate spacing reworded for the table's reading: keyed on the FET."""
 
+PRECISION_RESISTOR = {template: "Rule exempted for {a} entirely inside a precision resistor (rpm AND (poly "
+                      "overlapping polyres) AND psdm); {a} inside rpm alone is checked."
+                      for template in ZONES["not_inside"]}
+"""The ``not_inside`` clauses of ``licon.1``'s rpm exemption reworded for the table's: a precision resistor."""
+
 MUST_OVERLAP = {
     KINDS["interact"][0]: "{a} must overlap {b}; touching it is not enough.",
     KINDS["interact"][1]: "Each {a} must overlap {b}; touching it is not enough.",

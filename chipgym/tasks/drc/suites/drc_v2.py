@@ -11,6 +11,7 @@ from chipgym.tasks.drc.suite.gold import (
     isolated_outer,
     overlap_not_spacing,
     overlap_not_touch,
+    precision_resistor_exemption,
     short_sides_meet,
     touching_outside_checked,
     whole_bottom_plates,
@@ -23,4 +24,4 @@ SUITE = Suite("drc-v2", 20261205, (sky130_periphery_drafts, synthetic_v1_drafts,
               min_hidden=10, pools="drawn",
               revisions=(butting_edges_exempt, isolated_outer, abutting_edges_exempt, covered_enclosures,
                          field_part_to_tap, touching_outside_checked, overlap_not_touch, whole_bottom_plates,
-                         fet_keyed_exemption, short_sides_meet, overlap_not_spacing))
+                         fet_keyed_exemption, short_sides_meet, overlap_not_spacing, precision_resistor_exemption))
