@@ -72,3 +72,10 @@ def test_a_private_set_is_drawn_from_a_suite_only(tmp_path):
         load_tasks(tmp_path, private_secret=SECRET)
     with pytest.raises(ValueError, match="evaluation_set"):
         gymnasium.make("chipgym/DrcScript-v0", tasks="drc-v0", evaluation_set="hidden")
+
+
+def test_a_task_whose_every_layout_is_public_or_taught_has_no_private_set(pool, tmp_path, capsys):
+    """synthetic-0064 checks an exact 40 nm contact: every contact its generators draw is a public evaluation or a
+    taught layout, so it has no private set: left out, said, never filled with a public or taught layout."""
+    assert build_private("drc-v2", SECRET, run_deck=pool.run_deck, cache_dir=tmp_path, ids=["synthetic-0064"]) == []
+    assert "synthetic-0064" in capsys.readouterr().err

@@ -294,8 +294,9 @@ def build_private(
     lacks a passing or a failing layout), none of them a public evaluation scene or a taught layout; its text,
     gold deck, public examples and training layouts are the public version's. Nothing in chipgym's code or in the
     public dataset tells about them, so a campaign's figures on them mean skill even against an agent that
-    regenerates the public suite. Built once per secret, in a folder of its own (named by a hash of the secret
-    that is not the draw's seed) readable by its owner only."""
+    regenerates the public suite. A task whose generators draw nothing else (a lone shape of a tiny exact size) has
+    no private set and is left out, with a message. Built once per secret, in a folder of its own (named by a
+    hash of the secret that is not the draw's seed) readable by its owner only."""
     suite = get_suite(name)
     by_id = {task.id: task for task in build_suite(name, run_deck=run_deck, cache_dir=cache_dir, jobs=jobs, ids=ids)}
     drafts = generate_drafts(suite.seed, name)
@@ -306,7 +307,12 @@ def build_private(
     drawn_scenes(name, suite.seed, tag, stated_offsets=True)  # once, before the threads that read it (the first round)
     _build(drafts, root, name, run_deck, jobs, list(by_id),
            lambda draft, engine: _private_evaluation(name, by_id[draft.id], draft, engine, tag), " --private")
-    return [artifact.read_task(root / "tasks", task_id) for task_id in by_id]
+    tasks = [artifact.read_task(root / "tasks", task_id) for task_id in by_id]
+    if lacking := [task.id for task in tasks if not task.hidden_testcases]:
+        print(f"{name}: {len(lacking)} of {len(tasks)} tasks have no private evaluation set (every layout their "
+              f"generators draw for a category is a public or a taught one) and are left out: "
+              f"{', '.join(lacking[:8])}{' ...' if len(lacking) > 8 else ''}", file=sys.stderr)
+    return [task for task in tasks if task.hidden_testcases]
 
 
 def _private_evaluation(name: str, task: DrcTask, draft: TaskDraft, run_deck: RunDeck, tag: str) -> DrcTask:
@@ -320,7 +326,9 @@ def _private_evaluation(name: str, task: DrcTask, draft: TaskDraft, run_deck: Ru
         if not (lacking := discriminates(hidden, task.categories)):
             by_file = lambda c: testcase_filename(task.id, c)  # noqa: E731  (the order of labels.csv)
             return dataclasses.replace(task, hidden_testcases=tuple(sorted(hidden, key=by_file)))
-    raise LabellingError(f"{task.id}: no passing or no failing private evaluation layout for {lacking}")
+    # Every layout its generators draw for these categories is a public or a taught one (a lone shape of a tiny
+    # exact size): the task has no private evaluation, and is kept with none, to be left out by build_private.
+    return dataclasses.replace(task, hidden_testcases=(), metadata={**task.metadata, "private_lacking": lacking})
 
 
 def _secret_digest(secret: int, purpose: str) -> str:
