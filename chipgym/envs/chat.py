@@ -1,5 +1,6 @@
 """The chat protocol of chipgym's envs: an observation as chat messages, every action op as a tool with a JSON
-schema and as a line of the system prompt (both from one table, ``_TOOLS``), and the action read back from a
+schema and as a line of the system prompt (both from the env's table of ops, which its parser reads too:
+:class:`chipgym.envs.json_action.Op`), and the action read back from a
 reply (a tool call, a fenced JSON block, or for the DRC env a deck in a fenced ``ruby`` block).
 
 The LLM agent (:mod:`chipgym.baselines.llm`), the :class:`chipgym.wrappers.ChatEnv` wrapper and the trajectory
@@ -26,8 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from chipgym.envs import drc_actions, rtl_actions
-from chipgym.tasks.chip.design import MAX_PERIOD_PS
-from chipgym.tasks.chip.pysim import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
+from chipgym.envs.json_action import Op
 
 FENCE = "```"
 LANGUAGE = re.compile(r"[ \t]*([\w+#.-]*)")  # a fence's language, at the start of its opening line
@@ -42,7 +42,7 @@ class ChatProtocol:
     kept: tuple[str, ...]  # fields of the task message never cut by a context budget (the rule, the task)
     cuttable: tuple[str, ...]  # the other fields of the task message, cut first to last
     state: tuple[str, ...]  # fields repeated after every action (feedback first)
-    ops: tuple[str, ...]
+    ops: tuple[Op, ...]  # the env's actions
     code: tuple[str, str, tuple[str, ...]] | None = None  # a fenced block of code as an action: op, field, languages
 
 
@@ -198,68 +198,10 @@ def answer(assistant: Mapping[str, Any], content: str) -> list[dict[str, Any]]:
             for i, call in enumerate(calls)]
 
 
-def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
-
-
-_TEXT = {"type": "string"}
-_LAYER = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 65535}, "minItems": 2, "maxItems": 2,
-          "description": "[layer, datatype]"}
-_SHAPE = {"type": "object", "properties": {
-    "layer": _LAYER,
-    "box": {"type": "array", "items": {"type": "number"}, "minItems": 4, "maxItems": 4,
-            "description": "[x0, y0, x1, y1] in um"},
-    "polygon": {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2,
-                                           "maxItems": 2}, "description": "[[x, y], ...] in um"}},
-    "required": ["layer"]}
-
-_TOOLS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
-    "chipgym/DrcScript-v0": {
-        "write": ("Replace the whole deck.", _object({"script": _TEXT}, ["script"])),
-        "patch": ("Replace the first occurrence of search in the deck with replace.",
-                  _object({"search": _TEXT, "replace": _TEXT}, ["search", "replace"])),
-        "add_test": ("Add a test layout (shapes in um, or a GDS in base64) with the verdict expected per category "
-                     "(1: a violation, 0: none).",
-                     _object({"shapes": {"type": "array", "items": _SHAPE}, "gds": _TEXT,
-                              "expected": {"type": "object", "additionalProperties": {"type": "integer",
-                                                                                      "enum": [0, 1]},
-                                           "description": "{CATEGORY: 0 or 1, ...}"},
-                              "name": _TEXT}, ["expected"])),
-        "run": ("Run the deck on the public examples and your tests (feedback only).", _object({})),
-        "submit": ("Grade the deck on the hidden layouts and end the episode.", _object({})),
-    },
-    "chipgym/RtlDesign-v0": {
-        "write": ("Create or replace a file of the design folder.", _object({"path": _TEXT, "text": _TEXT},
-                                                                            ["path", "text"])),
-        "patch": ("Replace search, which must occur exactly once in the file, with replace.",
-                  _object({"path": _TEXT, "search": _TEXT, "replace": _TEXT}, ["path", "search", "replace"])),
-        "delete": ("Delete a file of the design folder.", _object({"path": _TEXT}, ["path"])),
-        "set_clock": ("Set the clock period in design.toml.",
-                      _object({"period_ps": {"type": "integer", "minimum": 1, "maximum": MAX_PERIOD_PS}},
-                              ["period_ps"])),
-        "check": ("Run the public check (feedback only; one step and minutes); estimate adds synthesized area "
-                  "and timing.", _object({"estimate": {"type": "boolean"}})),
-        "simulate": ("Step the design on a public program (its name) or assembly text, cycle by cycle: the "
-                     "signals' value changes over the window and the retirements beside the reference's, the "
-                     "first divergence marked. continue goes on from where the last one stopped; stalls replays "
-                     "the check's random memory stalls of that seed.",
-                     _object({"program": _TEXT,
-                              "cycles": {"type": "integer", "minimum": 1, "maximum": MAX_WINDOW},
-                              "signals": {"type": "array", "items": _TEXT, "maxItems": MAX_SIGNALS,
-                                          "description": "names or glob patterns: pc, regs[*], e_*"},
-                              "start": {"type": "integer", "minimum": 0, "maximum": MAX_CYCLE - 1},
-                              "continue": {"type": "boolean"},
-                              "stalls": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}})),
-        "submit": ("Grade the design and end the episode.", _object({})),
-    },
-}
-
-
 def tools(env_id: str) -> list[dict[str, Any]]:
     """One chat-completions tool per action op of ``env_id``, in the env's order."""
-    spec = protocol(env_id)
-    return [{"type": "function", "function": {"name": op, "description": _TOOLS[env_id][op][0],
-                                              "parameters": _TOOLS[env_id][op][1]}} for op in spec.ops]
+    return [{"type": "function", "function": {"name": op.name, "description": op.description,
+                                              "parameters": op.schema}} for op in protocol(env_id).ops]
 
 
 def ops_text(env_id: str) -> str:
@@ -272,10 +214,10 @@ def ops_text(env_id: str) -> str:
     spec = protocol(env_id)
     lines = ['The actions, each one JSON object {"op": NAME, FIELD: VALUE, ...} (FIELD? may be left out):']
     for op in spec.ops:
-        description, schema = _TOOLS[env_id][op]
-        lines.append(f"- {op}{' ' + _schema_text(schema) if schema['properties'] else ''}: {description}")
-    first, (_, schema) = spec.ops[0], _TOOLS[env_id][spec.ops[0]]
-    example = json.dumps({"op": first, **{name: "..." for name in schema["required"]}})
+        lines.append(f"- {op.name}{' ' + _schema_text(op.schema) if op.schema['properties'] else ''}: "
+                     f"{op.description}")
+    first = spec.ops[0]
+    example = json.dumps({"op": first.name, **{name: "..." for name in first.schema["required"]}})
     lines.append(f"For example, end your reply with:\n```json\n{example}\n```")
     if spec.code:
         op, field, languages = spec.code
@@ -285,7 +227,7 @@ def ops_text(env_id: str) -> str:
 
 
 def _schema_text(schema: Mapping[str, Any]) -> str:
-    """A JSON schema of :data:`_TOOLS` as one short line: ``{"path": text, "estimate"?: true or false}``."""
+    """An op's JSON schema as one short line: ``{"path": text, "estimate"?: true or false}``."""
     description = schema.get("description", "")
     if description[:1] in "[{" and description:
         return description

@@ -17,10 +17,10 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from chipgym.envs import json_action
-from chipgym.envs.json_action import ActionError, search_field, text_field
+from chipgym.envs.json_action import TEXT, ActionError, Op, fields, search_field, text_field
 from chipgym.tasks.drc.layout_text import shapes_to_gds
 
 MAX_SCRIPT = 100_000  # characters
@@ -103,17 +103,36 @@ def submit() -> str:
 
 def parse(text: str) -> Action:
     """The action in ``text``, checked; raises ActionError naming the field at fault."""
-    return json_action.parse(text, _READERS, MAX_ACTION)
+    return json_action.parse(text, OPS, MAX_ACTION)
 
 
-_READERS: dict[str, Callable[[Mapping], Action]] = {
-    "write": lambda data: Write(text_field(data, "script", MAX_SCRIPT)),
-    "patch": lambda data: Patch(search_field(data, MAX_SCRIPT), text_field(data, "replace", MAX_SCRIPT)),
-    "add_test": lambda data: AddTest(_test_gds(data), _expected(data), _name(data)),
-    "run": lambda data: Run(),
-    "submit": lambda data: Submit(),
-}
-OPS = tuple(_READERS)
+_LAYER = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 65535}, "minItems": 2, "maxItems": 2,
+          "description": "[layer, datatype]"}
+_SHAPE = {"type": "object", "properties": {
+    "layer": _LAYER,
+    "box": {"type": "array", "items": {"type": "number"}, "minItems": 4, "maxItems": 4,
+            "description": "[x0, y0, x1, y1] in um"},
+    "polygon": {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2,
+                                           "maxItems": 2}, "description": "[[x, y], ...] in um"}},
+    "required": ["layer"]}
+_EXPECTED = {"type": "object", "additionalProperties": {"type": "integer", "enum": [0, 1]},
+             "description": "{CATEGORY: 0 or 1, ...}"}
+
+OPS: tuple[Op[Action], ...] = (
+    Op("write", "Replace the whole deck.", fields({"script": TEXT}, ["script"]),
+       lambda data: Write(text_field(data, "script", MAX_SCRIPT))),
+    Op("patch", "Replace the first occurrence of search in the deck with replace.",
+       fields({"search": TEXT, "replace": TEXT}, ["search", "replace"]),
+       lambda data: Patch(search_field(data, MAX_SCRIPT), text_field(data, "replace", MAX_SCRIPT))),
+    Op("add_test", "Add a test layout (shapes in um, or a GDS in base64) with the verdict expected per category "
+                   "(1: a violation, 0: none).",
+       fields({"shapes": {"type": "array", "items": _SHAPE}, "gds": TEXT, "expected": _EXPECTED, "name": TEXT},
+              ["expected"]),
+       lambda data: AddTest(_test_gds(data), _expected(data), _name(data))),
+    Op("run", "Run the deck on the public examples and your tests (feedback only).", fields(), lambda data: Run()),
+    Op("submit", "Grade the deck on the hidden layouts and end the episode.", fields(), lambda data: Submit()),
+)
+"""The env's actions: what ``parse`` reads, and the chat tools and prompt lines (:mod:`chipgym.envs.chat`)."""
 
 
 def _name(data: Mapping) -> str:

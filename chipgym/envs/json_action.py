@@ -4,9 +4,13 @@ action or an :class:`ActionError` that names the field at fault, never another e
 The size is checked before anything is parsed; deeply nested JSON, numbers of thousands of digits and text
 that is not valid Unicode (a lone surrogate) are errors, not crashes.
 
->>> parse('{"op": "run"}', {"run": lambda data: "running"}, 100)
+An env's actions are one table of :class:`Op` (name, what it does, the JSON schema of its fields, its reader):
+the parser, the chat tools' schemas and the prompt's list of actions are all derived from it.
+
+>>> RUN = Op("run", "Run it.", fields(), lambda data: "running")
+>>> parse('{"op": "run"}', (RUN,), 100)
 'running'
->>> parse('{"op": ["run"]}', {"run": lambda data: "running"}, 100)
+>>> parse('{"op": ["run"]}', (RUN,), 100)
 Traceback (most recent call last):
 ...
 chipgym.envs.json_action.ActionError: op: unknown operation ['run']; expected one of run
@@ -23,7 +27,8 @@ chipgym.envs.json_action.ActionError: action: 213 characters, over the limit of 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Mapping, TypeVar
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar
 
 from chipgym.errors import AgentError
 
@@ -32,6 +37,33 @@ Action = TypeVar("Action")
 
 class ActionError(AgentError):
     """A malformed action; the message names the field at fault."""
+
+
+@dataclass(frozen=True)
+class Op(Generic[Action]):
+    """One action op of an env: its ``name``; what it does (a tool's description, a line of the prompt); the JSON
+    schema of its fields (:func:`fields`); and its reader, from the decoded object to the action, raising
+    :class:`ActionError` naming the field at fault."""
+
+    name: str
+    description: str
+    schema: dict[str, Any]
+    read: Callable[[Mapping], Action]
+
+
+TEXT: dict[str, Any] = {"type": "string"}
+BOOLEAN: dict[str, Any] = {"type": "boolean"}
+
+
+def fields(properties: Mapping[str, Any] | None = None, required: Sequence[str] = ()) -> dict[str, Any]:
+    """The JSON schema of an op's fields: an object of ``properties``, ``required`` ones named, no others."""
+    return {"type": "object", "properties": dict(properties or {}), "required": list(required),
+            "additionalProperties": False}
+
+
+def integer(low: int, high: int) -> dict[str, Any]:
+    """The JSON schema of an integer from ``low`` to ``high``."""
+    return {"type": "integer", "minimum": low, "maximum": high}
 
 
 def decode(text: Any, max_length: int) -> dict:
@@ -51,14 +83,15 @@ def decode(text: Any, max_length: int) -> dict:
     return data
 
 
-def parse(text: Any, ops: Mapping[str, Callable[[Mapping], Action]], max_length: int) -> Action:
+def parse(text: Any, ops: Sequence[Op[Action]], max_length: int) -> Action:
     """The action in ``text``: the JSON object decoded, its ``op`` looked up in ``ops``, and the op's reader
     applied to the object; ActionError names the field at fault."""
     data = decode(text, max_length)
-    op = data.get("op")
-    if not isinstance(op, str) or op not in ops:
-        raise ActionError(f"op: unknown operation {str(repr(op))[:64]}; expected one of {', '.join(ops)}")
-    return ops[op](data)
+    name = data.get("op")
+    by_name = {op.name: op for op in ops}
+    if not isinstance(name, str) or name not in by_name:
+        raise ActionError(f"op: unknown operation {str(repr(name))[:64]}; expected one of {', '.join(by_name)}")
+    return by_name[name].read(data)
 
 
 def text_field(data: Mapping, key: str, limit: int, default: str | None = None) -> str:

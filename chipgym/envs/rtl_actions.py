@@ -26,10 +26,10 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Callable, Mapping
+from typing import Mapping
 
 from chipgym.envs import json_action
-from chipgym.envs.json_action import ActionError, search_field, text_field
+from chipgym.envs.json_action import BOOLEAN, TEXT, ActionError, Op, fields, integer, search_field, text_field
 from chipgym.tasks.chip.design import MAX_PERIOD_PS
 from chipgym.tasks.chip.pysim import MAX_CYCLE, MAX_SIGNALS, MAX_WINDOW
 
@@ -141,7 +141,7 @@ def submit() -> str:
 
 def parse(text: str) -> Action:
     """The action in ``text``, checked; raises ActionError naming the field at fault."""
-    return json_action.parse(text, _READERS, MAX_ACTION)
+    return json_action.parse(text, OPS, MAX_ACTION)
 
 
 def _check(data: Mapping) -> Check:
@@ -180,16 +180,32 @@ def _integer(data: Mapping, key: str, low: int, high: int, default: int | None) 
     return value
 
 
-_READERS: dict[str, Callable[[Mapping], Action]] = {
-    "write": lambda data: Write(_path(data), text_field(data, "text", MAX_FILE)),
-    "patch": lambda data: Patch(_path(data), search_field(data, MAX_FILE), text_field(data, "replace", MAX_FILE)),
-    "delete": lambda data: Delete(_path(data)),
-    "set_clock": lambda data: SetClock(_period(data)),
-    "check": _check,
-    "simulate": _simulate,
-    "submit": lambda data: Submit(),
-}
-OPS = tuple(_READERS)
+OPS: tuple[Op[Action], ...] = (
+    Op("write", "Create or replace a file of the design folder.",
+       fields({"path": TEXT, "text": TEXT}, ["path", "text"]),
+       lambda data: Write(_path(data), text_field(data, "text", MAX_FILE))),
+    Op("patch", "Replace search, which must occur exactly once in the file, with replace.",
+       fields({"path": TEXT, "search": TEXT, "replace": TEXT}, ["path", "search", "replace"]),
+       lambda data: Patch(_path(data), search_field(data, MAX_FILE), text_field(data, "replace", MAX_FILE))),
+    Op("delete", "Delete a file of the design folder.", fields({"path": TEXT}, ["path"]),
+       lambda data: Delete(_path(data))),
+    Op("set_clock", "Set the clock period in design.toml.", fields({"period_ps": integer(1, MAX_PERIOD_PS)},
+                                                                     ["period_ps"]),
+       lambda data: SetClock(_period(data))),
+    Op("check", "Run the public check (feedback only; one step and minutes); estimate adds synthesized area and "
+                "timing.", fields({"estimate": BOOLEAN}), _check),
+    Op("simulate", "Step the design on a public program (its name) or assembly text, cycle by cycle: the signals' "
+                   "value changes over the window and the retirements beside the reference's, the first divergence "
+                   "marked. continue goes on from where the last one stopped; stalls replays the check's random "
+                   "memory stalls of that seed.",
+       fields({"program": TEXT, "cycles": integer(1, MAX_WINDOW),
+               "signals": {"type": "array", "items": TEXT, "maxItems": MAX_SIGNALS,
+                           "description": "names or glob patterns: pc, regs[*], e_*"},
+               "start": integer(0, MAX_CYCLE - 1), "continue": BOOLEAN, "stalls": integer(0, 2**31 - 1)}),
+       _simulate),
+    Op("submit", "Grade the design and end the episode.", fields(), lambda data: Submit()),
+)
+"""The env's actions: what ``parse`` reads, and the chat tools and prompt lines (:mod:`chipgym.envs.chat`)."""
 
 
 def _path(data: Mapping) -> str:

@@ -73,7 +73,7 @@ def test_the_agent_solves_a_task_through_tool_calls_and_fenced_json(tasks, strea
     second, third = server.requests[1]["messages"], server.requests[2]["messages"]
     assert second[-1]["role"] == "tool" and second[-1]["tool_call_id"] == "call_0"
     assert "Deck replaced" in second[-1]["content"] and third[-1]["role"] == "user"
-    assert [t["function"]["name"] for t in server.requests[0]["tools"]] == list(drc_actions.OPS)
+    assert [t["function"]["name"] for t in server.requests[0]["tools"]] == [op.name for op in drc_actions.OPS]
     assert all(r["stream"] is True for r in server.requests) if stream else all("stream" not in r or not r["stream"]
                                                                                 for r in server.requests)
 
