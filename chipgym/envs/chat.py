@@ -26,7 +26,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from chipgym.envs import drc_actions, rtl_actions
+import gymnasium
+from gymnasium.envs.registration import load_env_creator
+
 from chipgym.envs.json_action import Op
 
 FENCE = "```"
@@ -36,7 +38,8 @@ NO_ACTION = "no action found"
 
 @dataclass(frozen=True)
 class ChatProtocol:
-    """How one env's observation fields become messages."""
+    """How one env's observation fields become messages, and its actions tools: an env declares it as its
+    class's ``chat``, and the generic code asks for it by id (:func:`protocol`)."""
 
     intro: str  # the system prompt
     kept: tuple[str, ...]  # fields of the task message never cut by a context budget (the rule, the task)
@@ -46,35 +49,34 @@ class ChatProtocol:
     code: tuple[str, str, tuple[str, ...]] | None = None  # a fenced block of code as an action: op, field, languages
 
 
-_REPLY_RULES = (
+REPLY_RULES = (
     "Reply with exactly one action per turn: call one of the tools, or end your reply with one fenced block\n"
     '```json\n{"op": "..."}\n```\nA reply without a valid action is fed back as an error and costs a step.'
 )
-
-PROTOCOLS = {
-    "chipgym/DrcScript-v0": ChatProtocol(
-        "You write KLayout DRC decks (KLayout's Ruby DSL) that flag every violation of a design rule. Read the "
-        "rule, write a deck, test it on the public examples (run) and on layouts of your own (add_test), then "
-        "submit; a submit is graded on hidden layouts and ends the episode.\n" + _REPLY_RULES,
-        kept=("rule", "layers"), cuttable=("docs", "examples"), state=("feedback", "script", "tests"),
-        ops=drc_actions.OPS, code=("write", "script", ("ruby", "rb", "drc", "lydrc", "klayout"))),
-    "chipgym/RtlDesign-v0": ChatProtocol(
-        "You design the RTL of a chip block (the task says which) under a fixed contract, with a timing model it "
-        "must match. Edit the files of the design folder, run the public check (simulate steps the design to "
-        "debug it, where the task offers it), then submit; a submit is graded (held-out workloads, synthesis, "
-        "timing, energy) and ends the episode. Every action "
-        "costs one step of your budget; a check costs one step and minutes of time, so check when a change is "
-        "worth it. A reply without an action never ends the episode: it only spends the budget.\n" + _REPLY_RULES,
-        kept=("task", "ports"), cuttable=("workloads", "contracts", "files"), state=("feedback", "budget"),
-        ops=rtl_actions.OPS),
-}
+"""The end of every protocol's system prompt: how a reply carries its action."""
 
 
 def protocol(env_id: str) -> ChatProtocol:
-    """The protocol of ``env_id`` (``chipgym/DrcScript-v0`` or ``chipgym/RtlDesign-v0``)."""
-    if env_id not in PROTOCOLS:
-        raise ValueError(f"env_id: no chat protocol for {env_id!r}; expected one of {', '.join(PROTOCOLS)}")
-    return PROTOCOLS[env_id]
+    """The chat protocol that the env registered as ``env_id`` declares (its class's ``chat``)."""
+    try:
+        env_class = load_env_creator(gymnasium.spec(env_id).entry_point)
+    except gymnasium.error.Error as error:
+        raise ValueError(f"env_id: {error}") from None
+    chat = getattr(env_class, "chat", None)
+    if not isinstance(chat, ChatProtocol):
+        raise ValueError(f"env_id: {env_id!r} declares no chat protocol (a ChatProtocol as its class's `chat`); "
+                         f"these do: {', '.join(chat_env_ids())}")
+    return chat
+
+
+def chat_env_ids() -> list[str]:
+    """The registered chipgym ids whose env declares a chat protocol."""
+    ids = []
+    for env_id, spec in sorted(gymnasium.registry.items()):
+        if env_id.startswith("chipgym/") and isinstance(spec.entry_point, str):
+            if isinstance(getattr(load_env_creator(spec.entry_point), "chat", None), ChatProtocol):
+                ids.append(env_id)
+    return ids
 
 
 def _section(name: str, text: str) -> str:

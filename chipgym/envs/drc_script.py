@@ -109,6 +109,7 @@ from gymnasium import spaces
 from chipgym.engines.klayout import DrcPool, DrcResult
 from chipgym.envs import drc_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
+from chipgym.envs.chat import REPLY_RULES, ChatProtocol
 from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.results import Status
 from chipgym.scoring.drc import (
@@ -166,6 +167,12 @@ class DrcScriptEnv(TextActionEnv):
     max_action = drc_actions.MAX_ACTION
     default_max_steps = 30
     secret_kwargs = ("grading_secret",)
+    chat = ChatProtocol(
+        "You write KLayout DRC decks (KLayout's Ruby DSL) that flag every violation of a design rule. Read the "
+        "rule, write a deck, test it on the public examples (run) and on layouts of your own (add_test), then "
+        "submit; a submit is graded on hidden layouts and ends the episode.\n" + REPLY_RULES,
+        kept=("rule", "layers"), cuttable=("docs", "examples"), state=("feedback", "script", "tests"),
+        ops=drc_actions.OPS, code=("write", "script", ("ruby", "rb", "drc", "lydrc", "klayout")))
 
     def __init__(
         self,

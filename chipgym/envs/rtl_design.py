@@ -90,6 +90,7 @@ from gymnasium import spaces
 
 from chipgym.envs import rtl_actions
 from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
+from chipgym.envs.chat import REPLY_RULES, ChatProtocol
 from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import (
     UNAVAILABLE,
@@ -142,6 +143,15 @@ class RtlDesignEnv(TextActionEnv):
     max_action = rtl_actions.MAX_ACTION
     default_max_steps = 40
     secret_kwargs = ("grading_seed",)
+    chat = ChatProtocol(
+        "You design the RTL of a chip block (the task says which) under a fixed contract, with a timing model it "
+        "must match. Edit the files of the design folder, run the public check (simulate steps the design to "
+        "debug it, where the task offers it), then submit; a submit is graded (held-out workloads, synthesis, "
+        "timing, energy) and ends the episode. Every action "
+        "costs one step of your budget; a check costs one step and minutes of time, so check when a change is "
+        "worth it. A reply without an action never ends the episode: it only spends the budget.\n" + REPLY_RULES,
+        kept=("task", "ports"), cuttable=("workloads", "contracts", "files"), state=("feedback", "budget"),
+        ops=rtl_actions.OPS)
 
     def __init__(
         self,

@@ -10,7 +10,7 @@ from chipgym.envs import chat
 from chipgym.envs.json_action import ActionError, parse
 
 
-@pytest.mark.parametrize("env_id", sorted(chat.PROTOCOLS))
+@pytest.mark.parametrize("env_id", chat.chat_env_ids())
 def test_tools_prompt_and_parser_come_from_the_envs_one_table(env_id):
     ops = chat.protocol(env_id).ops
     tools = chat.tools(env_id)
