@@ -178,7 +178,7 @@ class EpisodeRunner:
     def _verdict(self, reward: float, terminated: bool, info: dict[str, Any], out_of_time: bool) -> tuple[str, str]:
         if info.get("status") == Status.UNAVAILABLE:
             return Status.UNAVAILABLE, str(info.get("reason", ""))
-        if terminated and reward > 0 and (self.env_id != "chipgym/DrcScript-v0" or reward == 1.0):
+        if self.env.unwrapped.succeeded(reward, terminated):
             return "success", ""
         reason = "submitted" if terminated else ("time limit" if out_of_time else "step budget spent")
         return ("error" if self._episode.errors else "failure"), reason

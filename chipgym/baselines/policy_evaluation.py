@@ -24,28 +24,33 @@ Policy = Callable[[Any, dict], Any]
 
 @dataclass(frozen=True)
 class TaskSuccess:
-    """A policy's reward on each task (one episode each), and the tasks whose grading was unavailable."""
+    """A policy's reward on each task (one episode each), whether the env counts the episode a success
+    (``TextActionEnv.succeeded``), and the tasks whose grading was unavailable, which no rate counts (as
+    ``chipgym eval``'s summary)."""
 
     rewards: dict[str, float]
+    solved: dict[str, bool]
     groups: dict[str, str]
     unavailable: tuple[str, ...]
 
     @property
     def success_rate(self) -> float:
-        return float(np.mean([r >= 1.0 for r in self.rewards.values()])) if self.rewards else 0.0
+        hits = [solved for task, solved in self.solved.items() if task not in self.unavailable]
+        return float(np.mean(hits)) if hits else 0.0
 
     def by_group(self) -> dict[str, float]:
         """The success rate of each task group (sky130, synthetic, syntax, ...)."""
-        groups: dict[str, list[float]] = {}
-        for task, reward in self.rewards.items():
-            groups.setdefault(self.groups[task], []).append(reward >= 1.0)
+        groups: dict[str, list[bool]] = {}
+        for task, solved in self.solved.items():
+            if task not in self.unavailable:
+                groups.setdefault(self.groups[task], []).append(solved)
         return {group: float(np.mean(hits)) for group, hits in sorted(groups.items())}
 
 
 def success_on_every_task(env: gymnasium.Env, policy: Policy) -> TaskSuccess:
     """Plays one episode of the policy on each task of a DRC env (any wrapper of DrcScript-v0), in task order."""
     tasks = env.unwrapped.tasks
-    rewards, unavailable = {}, []
+    rewards, solved, unavailable = {}, {}, []
     for task in tasks:
         observation, info = env.reset(seed=0, options={"task": task.id})
         total, done = 0.0, False
@@ -53,10 +58,10 @@ def success_on_every_task(env: gymnasium.Env, policy: Policy) -> TaskSuccess:
             observation, reward, terminated, truncated, info = env.step(policy(observation, info))
             total += float(reward)
             done = terminated or truncated
-        rewards[task.id] = total
+        rewards[task.id], solved[task.id] = total, env.unwrapped.succeeded(float(reward), terminated)
         if info.get("status") == "unavailable":
             unavailable.append(task.id)
-    return TaskSuccess(rewards, {t.id: t.group for t in tasks}, tuple(unavailable))
+    return TaskSuccess(rewards, solved, {t.id: t.group for t in tasks}, tuple(unavailable))
 
 
 def best_reward_by_budget(env: gymnasium.Env, policy: Policy, seeds: list[int]) -> list[float]:

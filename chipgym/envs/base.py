@@ -82,6 +82,12 @@ class TextActionEnv(gym.Env):
         self._done = False
         self._record: EpisodeRecord | None = None
 
+    @staticmethod
+    def succeeded(reward: float, terminated: bool) -> bool:
+        """Whether the step that ended an episode solved its task (an evaluation's success): a submit rewarded
+        above 0. An env whose reward grades a solution by degree says what counts."""
+        return terminated and reward > 0
+
     # -- the domain's part ---------------------------------------------------------------------------------
     def parse_action(self, text: Any) -> Any:
         """The checked action in ``text``; raises ActionError naming the field at fault."""

@@ -232,6 +232,12 @@ class DrcScriptEnv(TextActionEnv):
         self._examples: dict[str, _Examples] = {}
         self._episode: _Episode | None = None
 
+    @staticmethod
+    def succeeded(reward: float, terminated: bool) -> bool:
+        """A submit that matched the gold deck on every graded layout (reward 1; a precheck's or a wrapper's
+        partial credit is not a success)."""
+        return terminated and reward == 1.0
+
     def task_ids(self, group: str | None = None) -> list[str]:
         """The ids of this env's tasks (of one group: sky130, synthetic, syntax, ...), for
         ``reset(options={"task": id})``."""

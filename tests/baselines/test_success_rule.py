@@ -1,0 +1,19 @@
+"""One success rule, asked of the env (issue 29): ``chipgym eval`` and the trainers' evaluation count an episode a
+success when the env says so, and leave tasks whose grading was unavailable out of every rate."""
+from __future__ import annotations
+
+from chipgym.baselines.policy_evaluation import TaskSuccess
+from chipgym.envs.drc_script import DrcScriptEnv
+from chipgym.envs.rtl_design import RtlDesignEnv
+
+
+def test_each_env_says_what_a_success_is():
+    assert DrcScriptEnv.succeeded(1.0, True) and not DrcScriptEnv.succeeded(0.5, True)  # partial credit is not
+    assert RtlDesignEnv.succeeded(0.12, True) and not RtlDesignEnv.succeeded(0.0, True)  # any score of a pass is
+    assert not DrcScriptEnv.succeeded(1.0, False) and not RtlDesignEnv.succeeded(0.3, False)
+
+
+def test_unavailable_tasks_count_in_no_rate():
+    result = TaskSuccess({"a": 1.0, "b": 0.0, "c": 0.0}, {"a": True, "b": False, "c": False},
+                         {"a": "sky130", "b": "sky130", "c": "syntax"}, unavailable=("c",))
+    assert result.success_rate == 0.5 and result.by_group() == {"sky130": 0.5}
