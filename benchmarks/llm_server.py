@@ -73,7 +73,7 @@ def figures(out: Path) -> dict:
 
 def run(out: Path, env_id: str, env_kwargs: dict, llm: dict, limit: int | None, starts=("empty",),
         resume: bool = False) -> dict:
-    specs = episode_specs(env_id, env_kwargs, limit, starts=starts)
+    specs = episode_specs(env_id, env_kwargs, limit, names=starts)
     return evaluate(EvalRun(env_id, env_kwargs, "openai", specs, out, llm=llm, resume=resume, progress=False))
 
 

@@ -7,7 +7,7 @@ on a cluster (``ray_address``); an actor lost mid-episode ends that episode ``un
 Once ``EvalRun.stop`` is set (``chipgym eval`` sets it on SIGTERM), no step is asked for any more: the episodes
 in flight are left without an end (``--resume`` plays them again) and the summary covers those that ended.
 
->>> specs = episode_specs("chipgym/RtlDesign-v0", {}, samples=2, starts=["pipelined"])
+>>> specs = episode_specs("chipgym/RtlDesign-v0", {}, samples=2, names=["pipelined"])
 >>> [(s.key, s.seed) for s in specs]
 [('pipelined#0', 0), ('pipelined#1', 1)]
 """
@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+import gymnasium
+from gymnasium.envs.registration import load_env_creator
 from tqdm import tqdm
 
 from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec, end_record
@@ -56,20 +58,16 @@ class EvalRun:
 
 
 def episode_specs(env_id: str, env_kwargs: dict[str, Any], limit: int | None = None, samples: int = 1,
-                  starts: Sequence[str] = ("empty",)) -> list[EpisodeSpec]:
-    """The episodes of an evaluation: every task of the DRC env's suite and split (the first ``limit``), or every
-    start of the chip env, each ``samples`` times (sample i is reset with seed i)."""
+                  names: Sequence[str] | None = None) -> list[EpisodeSpec]:
+    """The episodes of an evaluation, as the env plans them (``evaluation_episodes``: every task of the DRC env's
+    suite and split, the chip env's starting designs), those in ``names`` if given, the first ``limit``, each
+    ``samples`` times (sample i is reset with seed i)."""
     if samples < 1:
         raise ValueError(f"--samples: expected at least 1, got {samples}")
-    if env_id == "chipgym/DrcScript-v0":
-        from chipgym.tasks.drc.load import load_tasks
-
-        tasks = load_tasks(env_kwargs.get("tasks", "drc-v0"), env_kwargs.get("split", "train"))
-        units = [(task.id, {"task": task.id}, task.group) for task in tasks]
-    elif env_id == "chipgym/RtlDesign-v0":
-        units = [(start, {"start": start}, start) for start in starts]
-    else:
-        raise ValueError(f"--env: expected chipgym/DrcScript-v0 or chipgym/RtlDesign-v0, got {env_id!r}")
+    env_class = load_env_creator(gymnasium.spec(env_id).entry_point)
+    if not hasattr(env_class, "evaluation_episodes"):
+        raise ValueError(f"--env: {env_id} plans no evaluation (its class has no evaluation_episodes)")
+    units = env_class.evaluation_episodes(env_kwargs, names)
     units = units[:limit] if limit is not None else units
     return [EpisodeSpec(f"{name}#{i}", options, i, group, i) for name, options, group in units for i in range(samples)]
 

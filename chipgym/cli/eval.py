@@ -57,7 +57,8 @@ def evaluate(args) -> int:
     from chipgym.baselines.evaluation import EvalRun, episode_specs, evaluate
 
     env_kwargs = _env_kwargs(args)
-    specs = episode_specs(args.env, env_kwargs, args.limit, args.samples, args.starts.split(","))
+    names = args.starts.split(",") if args.starts else None
+    specs = episode_specs(args.env, env_kwargs, args.limit, args.samples, names)
     run = EvalRun(args.env, env_kwargs, args.agent, specs, Path(args.out), args.workers, _llm(args), args.samples,
                   args.ray_address, args.resume, args.time_limit, progress=not args.no_progress,
                   stop=threading.Event())
@@ -97,7 +98,7 @@ def add_commands(commands) -> None:
     drc.add_argument("--regime", default="evaluation", choices=("evaluation", "training"))
     drc.add_argument("--include-docs", action="store_true", help="add the KLayout DRC reference to the prompt")
     chip = run.add_argument_group("chip env")
-    chip.add_argument("--starts", default="empty", help="comma-separated starting designs (empty, multicycle, ...)")
+    chip.add_argument("--starts", help="comma-separated starting designs (empty, multicycle, ...; default: empty)")
     chip.add_argument("--profile", default="osu018")
     chip.add_argument("--no-formal", action="store_true", help="no formal gate in check")
     run.add_argument("--env-arg", action="append", default=[], metavar="NAME=VALUE",

@@ -12,12 +12,13 @@ costs a step); wall-clock times, only with ``timings=True`` since they are not d
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import string
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping, Sequence
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -81,6 +82,19 @@ class TextActionEnv(gym.Env):
         self.feedback = ""
         self._done = False
         self._record: EpisodeRecord | None = None
+
+    @classmethod
+    def arguments(cls, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """``kwargs`` completed with the constructor's defaults: the arguments an env made with them has."""
+        parameters = inspect.signature(cls.__init__).parameters.values()
+        return {**{p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}, **kwargs}
+
+    @classmethod
+    def evaluation_episodes(cls, kwargs: Mapping[str, Any], names: Sequence[str] | None = None
+                            ) -> list[tuple[str, dict[str, Any], str]]:
+        """The episodes an evaluation of the env made with ``kwargs`` plays, each as its name, its reset options
+        and its group: the env's default plan, or those named in ``names`` (ValueError for a name it lacks)."""
+        raise NotImplementedError(f"{cls.env_id} plans no evaluation")
 
     @staticmethod
     def succeeded(reward: float, terminated: bool) -> bool:
@@ -170,3 +184,16 @@ class TextActionEnv(gym.Env):
         """``spec.kwargs`` without the secret ones, paths as text."""
         return {name: os.fspath(value) if isinstance(value, os.PathLike) else value
                 for name, value in self.spec.kwargs.items() if name not in self.secret_kwargs}
+
+
+def chosen(plan: Sequence[tuple[str, dict[str, Any], str]], names: Sequence[str] | None, what: str
+           ) -> list[tuple[str, dict[str, Any], str]]:
+    """The episodes of ``plan`` named in ``names`` (all of ``plan`` without), in the order of ``names``; ValueError
+    names one it lacks (``what``: the plural noun of its episodes)."""
+    if names is None:
+        return list(plan)
+    by_name = {episode[0]: episode for episode in plan}
+    if unknown := [name for name in names if name not in by_name]:
+        raise ValueError(f"no {unknown[0]!r} among the {len(by_name)} {what}: {', '.join(list(by_name)[:8])}"
+                         f"{' ...' if len(by_name) > 8 else ''}")
+    return [by_name[name] for name in names]

@@ -101,14 +101,14 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 from gymnasium import spaces
 
 from chipgym.engines.klayout import DrcPool, DrcResult
 from chipgym.envs import drc_actions
-from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
+from chipgym.envs.base import StepOutcome, TextActionEnv, chosen, observation_text, text_space
 from chipgym.envs.chat import REPLY_RULES, ChatProtocol
 from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.results import Status
@@ -231,6 +231,16 @@ class DrcScriptEnv(TextActionEnv):
         self._submitted: set[str] = set()  # evaluation: the tasks already graded
         self._examples: dict[str, _Examples] = {}
         self._episode: _Episode | None = None
+
+    @classmethod
+    def evaluation_episodes(cls, kwargs: Mapping[str, Any], names: Sequence[str] | None = None
+                            ) -> list[tuple[str, dict[str, Any], str]]:
+        """One episode per task of the suite or folder and split of ``kwargs`` (those of the private evaluation
+        set with ``evaluation_set="private"``), named by task id and grouped by the task's group."""
+        arguments = cls.arguments(kwargs)
+        secret = drc_grading_secret(arguments["grading_secret"]) if arguments["evaluation_set"] == "private" else None
+        tasks = load_tasks(arguments["tasks"], arguments["split"], private_secret=secret)
+        return chosen([(task.id, {"task": task.id}, task.group) for task in tasks], names, "tasks")
 
     @staticmethod
     def succeeded(reward: float, terminated: bool) -> bool:

@@ -83,13 +83,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from gymnasium import spaces
 
 from chipgym.envs import rtl_actions
-from chipgym.envs.base import StepOutcome, TextActionEnv, observation_text, text_space
+from chipgym.envs.base import StepOutcome, TextActionEnv, chosen, observation_text, text_space
 from chipgym.envs.chat import REPLY_RULES, ChatProtocol
 from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import (
@@ -153,6 +153,14 @@ class RtlDesignEnv(TextActionEnv):
         kept=("task", "ports"), cuttable=("workloads", "contracts", "files"), state=("feedback", "budget"),
         ops=rtl_actions.OPS)
 
+    @classmethod
+    def evaluation_episodes(cls, kwargs: Mapping[str, Any], names: Sequence[str] | None = None
+                            ) -> list[tuple[str, dict[str, Any], str]]:
+        """One episode per starting design (``names``; by default the empty folder), named and grouped by it."""
+        starts = _starts(load_task(cls.arguments(kwargs)["task"]))
+        return chosen([(start, {"start": start}, start) for start in starts], ["empty"] if names is None else names,
+                      "starting designs")
+
     def __init__(
         self,
         task: str = "cpu",
@@ -171,7 +179,7 @@ class RtlDesignEnv(TextActionEnv):
                          max_steps, timings, render_mode)
         self.task, self.profile, self.formal = task, profile, formal
         self._grading_seed = grading_seed
-        self.starts = ("empty", *self._task.fixtures)
+        self.starts = _starts(self._task)
         fields = ("task", "contracts", "ports", "workloads", "files", "feedback", "budget")
         self.observation_space = spaces.Dict({name: text_space() for name in fields})
         self.root = Path(tempfile.mkdtemp(prefix="chipgym-rtl-")).resolve()
@@ -524,3 +532,8 @@ def actions_help(task: ChipTask) -> str:
 {{"op": "check"}} or {{"op": "check", "estimate": true}}               public check (+ area and timing)
 {task.simulate_help or ""}{{"op": "submit"}}                                                   grade and end the episode
 """
+
+
+def _starts(task: ChipTask) -> tuple[str, ...]:
+    """The designs an episode may start from: the empty folder, or a copy of one of the task's fixtures."""
+    return ("empty", *task.fixtures)

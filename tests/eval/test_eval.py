@@ -34,7 +34,7 @@ def local_ray():
 
 def run(out: Path, env_id: str, env_kwargs: dict, agent: str, llm=None, **settings):
     samples = settings.pop("samples", 1)
-    specs = episode_specs(env_id, env_kwargs, settings.pop("limit", None), samples, settings.pop("starts", ("empty",)))
+    specs = episode_specs(env_id, env_kwargs, settings.pop("limit", None), samples, settings.pop("starts", None))
     summary = evaluate(EvalRun(env_id, env_kwargs, agent, specs, out, workers=2, llm=llm, samples=samples,
                                progress=False, **settings))
     return summary, read_episodes(out / "steps.jsonl")
