@@ -1,6 +1,6 @@
 """Baselines on ``chipgym/DrcTemplate-v0``: the success rate of the random policy (over the mask, a few seeds) and
 the heuristic policy on drc-v0's test and train splits, and of the scripted agent of ``examples/drc_scripted_agent.py``
-(``chipgym.baselines.scripted.DrcKeywordAgent``, which writes decks on ``chipgym/DrcScript-v0`` and may run them on
+(``chipgym.envs.drc_keywords.keyword_plan``, which writes decks on ``chipgym/DrcScript-v0`` and may run them on
 the public examples) on the test split.
 
 Every task of a split is played once per policy, in the evaluation regime (one submit per task, graded on
@@ -20,7 +20,7 @@ import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.baselines.agent import Agent
 from chipgym.baselines.drc_policies import HeuristicPolicy, RandomPolicy
 from chipgym.baselines.policy_evaluation import Policy, TaskSuccess, success_on_every_task
-from chipgym.baselines.scripted import DrcKeywordAgent
+from chipgym.baselines.scripted import ScriptedAgent
 
 GROUPS = ("sky130", "synthetic", "syntax")
 TEMPLATE_ENV = "chipgym/DrcTemplate-v0"
@@ -66,8 +66,9 @@ def main() -> None:
         runs += [(f"random seed {seed}", lambda seed=seed: success(TEMPLATE_ENV, RandomPolicy(seed), split))
                  for seed in args.seeds]
         if split == "test" and not args.no_scripted:
+            scripted = agent_policy(ScriptedAgent("chipgym/DrcScript-v0"))
             runs.append(("scripted (example)", lambda: success(
-                "chipgym/DrcScript-v0", agent_policy(DrcKeywordAgent()), split, max_steps=40, max_episode_steps=40)))
+                "chipgym/DrcScript-v0", scripted, split, max_steps=40, max_episode_steps=40)))
         for name, run in runs:
             start = time.perf_counter()
             result = run()

@@ -12,5 +12,5 @@ from gymnasium.envs.registration import register
 register(id="chipgym/DrcScript-v0", entry_point="chipgym.envs.drc_script:DrcScriptEnv", max_episode_steps=30)
 register(id="chipgym/RtlDesign-v0", entry_point="chipgym.envs.rtl_design:RtlDesignEnv", max_episode_steps=40)
 # One step: the MultiDiscrete template action is compiled, run on the public examples and submitted.
-register(id="chipgym/DrcTemplate-v0", entry_point="chipgym.wrappers.drc_template:make_drc_template")
+register(id="chipgym/DrcTemplate-v0", entry_point="chipgym.wrappers.drc_template:DrcTemplateEnv")
 register(id="chipgym/CpuKnobs-v0", entry_point="chipgym.envs.cpu_knobs:CpuKnobsEnv")

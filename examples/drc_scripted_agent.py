@@ -1,4 +1,4 @@
-"""The scripted agent on chipgym/DrcScript-v0 (``chipgym.baselines.scripted.DrcKeywordAgent``): keyword rules
+"""The scripted agent on chipgym/DrcScript-v0 (``chipgym.envs.drc_keywords.keyword_plan``): keyword rules
 turn each rule sentence into a DSL check; candidates are chosen on the public examples. ``chipgym eval --agent
 scripted`` runs the same agent in parallel episodes.
 
@@ -13,7 +13,7 @@ from collections import Counter
 import gymnasium
 
 import chipgym  # noqa: F401
-from chipgym.baselines.scripted import DrcKeywordAgent
+from chipgym.baselines.scripted import ScriptedAgent
 from chipgym.wrappers import RecordEpisodes
 
 
@@ -30,7 +30,7 @@ def main() -> None:
     if args.record:
         env = RecordEpisodes(env, args.record)
     ids = env.unwrapped.task_ids(args.group)
-    agent = DrcKeywordAgent()
+    agent = ScriptedAgent("chipgym/DrcScript-v0")
     solved, tried = Counter(), Counter()
     for episode in range(args.episodes):
         obs, info = env.reset(seed=episode, options={"task": ids[episode % len(ids)]} if args.group else None)

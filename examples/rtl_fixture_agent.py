@@ -1,4 +1,4 @@
-"""The scripted agent on chipgym/RtlDesign-v0 (``chipgym.baselines.scripted.RtlFixtureAgent``): start from each
+"""The scripted agent on chipgym/RtlDesign-v0 (its env's ``scripted_plan``): start from each
 fixture, check it, submit it.
 
 It prints, per fixture, the check's verdict and the graded reward with delay (T), energy (E) and area (A),
@@ -15,7 +15,7 @@ import argparse
 import gymnasium
 
 import chipgym  # noqa: F401
-from chipgym.baselines.scripted import RtlFixtureAgent
+from chipgym.baselines.scripted import ScriptedAgent
 
 
 def main() -> None:
@@ -25,7 +25,7 @@ def main() -> None:
     args = parser.parse_args()
     env = gymnasium.make("chipgym/RtlDesign-v0", task="cpu", profile=args.profile, grading_seed=args.grading_seed)
     try:
-        agent = RtlFixtureAgent()
+        agent = ScriptedAgent("chipgym/RtlDesign-v0")
         for start in ("multicycle", "pipelined"):
             obs, info = env.reset(seed=0, options={"start": start})
             agent.reset(obs, info, seed=0)

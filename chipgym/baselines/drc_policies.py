@@ -24,7 +24,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from chipgym.wrappers.drc_template import CHECK_NAMES, NVEC, SLOT_FIELDS, SLOTS, named_layers, rule_numbers
+from chipgym.tasks.drc.rule_text import named_layers, rule_numbers, rules_in
+from chipgym.wrappers.drc_template import CHECK_NAMES, NVEC, SLOT_FIELDS, SLOTS
 
 _OFFSETS = np.concatenate([[0], np.cumsum(NVEC)[:-1]])
 
@@ -74,7 +75,7 @@ class HeuristicPolicy:
     def __call__(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> np.ndarray:
         action = np.zeros(len(NVEC), np.int64)
         for slot, category in enumerate(list(info["categories"])[:SLOTS]):
-            sentence = _sentence(info["rule"], category)
+            sentence = next((text for name, text in rules_in(info["rule"]) if name == category), info["rule"])
             for field, value in self.slot(sentence, info["layer_names"], info["numbers"]).items():
                 action[slot * len(SLOT_FIELDS) + SLOT_FIELDS.index(field)] = value
         allowed = allowed_values(observation["action_mask"])
@@ -102,14 +103,6 @@ class HeuristicPolicy:
             if "outside" in text or "on field" in text:
                 values.update(region=2, region_layer=secondary)
         return values
-
-
-def _sentence(rule: str, category: str) -> str:
-    """The sentence of ``category`` in the rule text (``- category: sentence``), or the whole text."""
-    for line in rule.splitlines():
-        if line.startswith(f"- {category}: "):
-            return line[len(category) + 4:]
-    return rule
 
 
 def _after(text: str, word: str, layer_names: list[str]) -> int | None:

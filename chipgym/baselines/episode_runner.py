@@ -67,9 +67,9 @@ def make_agent(name: str, env_id: str, llm: dict[str, Any] | None = None) -> Age
 
         return LlmAgent(env_id, LlmConfig(**(llm or {})))
     if name == "scripted":
-        from chipgym.baselines.scripted import scripted_agent
+        from chipgym.baselines.scripted import ScriptedAgent
 
-        return scripted_agent(env_id)
+        return ScriptedAgent(env_id)
     if name == "random":
         from chipgym.baselines.random_text import RandomTextAgent
 

@@ -23,14 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-import gymnasium
-from gymnasium.envs.registration import load_env_creator
 from tqdm import tqdm
 
 from chipgym.baselines.episode_runner import EpisodeRunner, EpisodeSpec, end_record
 from chipgym.baselines.eval_summary import summarize
 from chipgym.baselines.ray_actors import actor_class, ray_session
 from chipgym.baselines.step_log import StepLog, read_episodes
+from chipgym.envs.registry import env_class
 from chipgym.errors import UNAVAILABLE
 
 LOG_NAME, RUN_NAME, SUMMARY_NAME = "steps.jsonl", "run.json", "summary.json"
@@ -64,10 +63,10 @@ def episode_specs(env_id: str, env_kwargs: dict[str, Any], limit: int | None = N
     ``samples`` times (sample i is reset with seed i)."""
     if samples < 1:
         raise ValueError(f"--samples: expected at least 1, got {samples}")
-    env_class = load_env_creator(gymnasium.spec(env_id).entry_point)
-    if not hasattr(env_class, "evaluation_episodes"):
+    plan = getattr(env_class(env_id), "evaluation_episodes", None)
+    if plan is None:
         raise ValueError(f"--env: {env_id} plans no evaluation (its class has no evaluation_episodes)")
-    units = env_class.evaluation_episodes(env_kwargs, names)
+    units = plan(env_kwargs, names)
     units = units[:limit] if limit is not None else units
     return [EpisodeSpec(f"{name}#{i}", options, i, group, i) for name, options, group in units for i in range(samples)]
 

@@ -1,153 +1,38 @@
-"""The scripted agents of ``chipgym eval --agent scripted``, which need no model.
-
-- On ``chipgym/DrcScript-v0``, :class:`DrcKeywordAgent`: keyword rules turn each rule sentence into a DSL check.
-  For each rule it reads the layers named in the sentence, the first number, and keywords (width, spacing,
-  enclose, area, hole, notch, inside, overlap, extend) and writes one check; where a rule reads two ways it
-  writes both candidates, runs each on the public examples, and submits the first that matches them all. It
-  knows nothing of chained or unusual rules: a floor for simple rules, not a ceiling.
-- On ``chipgym/RtlDesign-v0``, :class:`RtlFixtureAgent`: checks the design it starts from and submits it (start
-  the episode from a fixture, ``options={"start": "pipelined"}``, for a passing design).
-
->>> checks_for("met1 width must be at least 0.14 um", ["met1"])
-['met1.width(0.14)', 'met1.width(0.14, projection)']
+"""The scripted agent of ``chipgym eval --agent scripted``, which needs no model: the env's own plan (its class's
+``scripted_plan``: :func:`chipgym.envs.drc_keywords.keyword_plan` on ``chipgym/DrcScript-v0``, check then submit
+on ``chipgym/RtlDesign-v0``), played as an agent.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
-from typing import Any, Generator
+from typing import Any
 
 from chipgym.baselines.agent import Turn
-from chipgym.envs import drc_actions, rtl_actions
-
-NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(?:um|µm)")
-MAX_CANDIDATES = 16  # decks tried on the public examples
+from chipgym.envs.base import Plan
+from chipgym.envs.registry import env_class
 
 
-def checks_for(sentence: str, layers: list[str]) -> list[str]:
-    """Candidate DSL expressions (without .output) for one rule sentence; empty when it cannot tell."""
-    text = sentence.lower()
-    named = sorted((text.find(name.lower()), name) for name in layers if name.lower() in text)
-    names = [name for _, name in named]
-    match = NUMBER.search(sentence)
-    value = float(match.group(1)) if match else None
-    if not names:
-        return []
-    a, b = names[0], names[1] if len(names) > 1 else names[0]
-    if "hole" in text and value is not None:
-        return [f"{a}.holes.with_area(nil, {value})"]
-    if "area" in text and value is not None:
-        return [f"{a}.with_area(nil, {value})"]
-    if "notch" in text and value is not None:
-        return [f"{a}.notch({value})"]
-    if "enclos" in text and value is not None:
-        inner, outer = (b, a) if re.search(rf"{re.escape(a.lower())}\s+(must|shall)\s+enclose", text) else (a, b)
-        return [f"{inner}.enclosed({outer}, {value})", f"{outer}.enclosing({inner}, {value})"]
-    if ("extend" in text or "extension" in text) and value is not None:
-        return [f"{a}.enclosing({b}, {value}, projection)", f"{a}.sized(0).enclosing({b}, {value})"]
-    if "overlap" in text and value is not None:
-        return [f"{a}.overlap({b}, {value})", f"{b}.overlap({a}, {value})"]
-    if "inside" in text or "covered" in text or "outside" in text:
-        return [f"{a}.not_inside({b})", f"({a} - {b})"]
-    if "overlap" in text or "touch" in text or "interact" in text:
-        return [f"{a}.not_interacting({b})"]
-    if value is None:
-        return []
-    if any(word in text for word in ("spac", "apart", "distance")):
-        if a != b:
-            return [f"{a}.separation({b}, {value})", f"{a}.separation({b}, {value}, projection)"]
-        return [f"{a}.space({value})", f"{a}.space({value}, projection)"]
-    if "wid" in text:
-        return [f"{a}.width({value})", f"{a}.width({value}, projection)"]
-    return []
+class ScriptedAgent:
+    """Plays the scripted plan of ``env_id``'s env, sent the info of each step; once the plan is over and the
+    episode is not, it repeats the plan's last action."""
 
-
-def read_observation(observation: dict) -> tuple[list[tuple[str, str]], dict[str, tuple[int, int]]]:
-    """The (category, sentence) rules and the layers, as the observation states them."""
-    rules = re.findall(r"^- (\S+): (.*)$", observation["rule"], flags=re.MULTILINE)
-    layers = {name: (int(layer), int(datatype))
-              for name, layer, datatype in re.findall(r"^(\S+): (\d+)/(\d+)$", observation["layers"], re.MULTILINE)}
-    return rules, layers
-
-
-def candidate_decks(observation: dict) -> list[str]:
-    """Every combination of the candidates of each rule, as complete decks (at most MAX_CANDIDATES)."""
-    rules, layers = read_observation(observation)
-    prelude = ["source($input)", 'report("scripted", $output)']
-    prelude += [f"{name} = input({layer}, {datatype})" for name, (layer, datatype) in layers.items()]
-    options = []
-    for category, text in rules:
-        checks = checks_for(text, list(layers)) or ["polygons.dup"]
-        options.append([f'{check}.output("{category}", "scripted")' for check in checks])
-    return ["\n".join(prelude + list(combo)) + "\n"
-            for combo in itertools.islice(itertools.product(*options), MAX_CANDIDATES)]
-
-
-Plan = Generator[str, dict[str, Any], None]  # yields actions, is sent each step's info
-
-
-class _PlannedAgent:
-    """An agent whose episode is a generator of actions, sent the info of each step; once the plan is over and
-    the episode is not, it repeats ``last_action``."""
-
-    last_action = ""
-
-    def __init__(self):
+    def __init__(self, env_id: str):
+        self.scripted_plan = getattr(env_class(env_id), "scripted_plan", None)
+        if self.scripted_plan is None:
+            raise ValueError(f"--agent scripted: {env_id} has no scripted agent (its class's scripted_plan)")
         self._plan: Plan | None = None
-        self._started = False
-
-    def plan(self, observation: dict[str, str]) -> Plan:
-        raise NotImplementedError
+        self._started, self._last = False, ""
 
     def reset(self, observation: dict[str, str], info: dict[str, Any], seed: int) -> None:
-        self._plan, self._started = self.plan(observation), False
+        self._plan, self._started, self._last = self.scripted_plan(observation), False, ""
 
     def act(self, observation: dict[str, str], info: dict[str, Any]) -> Turn:
         try:
-            action = self._plan.send(info) if self._started else next(self._plan)
+            self._last = self._plan.send(info) if self._started else next(self._plan)
         except StopIteration:
-            action = self.last_action
+            pass
         self._started = True
-        return Turn.of_action(action)
+        return Turn.of_action(self._last)
 
     def close(self) -> None:
         self._plan = None
-
-
-class DrcKeywordAgent(_PlannedAgent):
-    """Keyword rules into checks; candidates chosen on the public examples (see the module doc)."""
-
-    last_action = drc_actions.submit()
-
-    def plan(self, observation: dict[str, str]) -> Plan:
-        decks = candidate_decks(observation)
-        chosen = decks[0]
-        for deck in decks:
-            yield drc_actions.write(deck)
-            info = yield drc_actions.run()
-            if info.get("run", {}).get("layouts_matched") == 1.0:
-                chosen = deck
-                break
-        yield drc_actions.write(chosen)
-        yield drc_actions.submit()
-
-
-class RtlFixtureAgent(_PlannedAgent):
-    """Checks the design it starts from, then submits it."""
-
-    last_action = rtl_actions.submit()
-
-    def plan(self, observation: dict[str, str]) -> Plan:
-        yield rtl_actions.check()
-        yield rtl_actions.submit()
-
-
-SCRIPTED = {"chipgym/DrcScript-v0": DrcKeywordAgent, "chipgym/RtlDesign-v0": RtlFixtureAgent}
-
-
-def scripted_agent(env_id: str) -> _PlannedAgent:
-    """The scripted agent of ``env_id``."""
-    if env_id not in SCRIPTED:
-        raise ValueError(f"--env: no scripted agent for {env_id!r}; expected one of {', '.join(SCRIPTED)}")
-    return SCRIPTED[env_id]()

@@ -8,31 +8,41 @@ the summary of those that ended is printed and written.
 
 from __future__ import annotations
 
+import inspect
 import json
 import signal
 import threading
 from pathlib import Path
 
 from chipgym.cli.exit_codes import INFRASTRUCTURE_FAILURE, PASSED
+from chipgym.envs.registry import env_class
 
 STOPPED = 128 + signal.SIGTERM
 
-DRC, RTL = "chipgym/DrcScript-v0", "chipgym/RtlDesign-v0"
+EVALUATION_DEFAULTS = {"split": "test", "regime": "evaluation"}
+"""what an evaluation sets where the env takes it (an env's own defaults are training's)"""
 
 
 def _env_kwargs(args) -> dict:
-    steps = {"max_steps": args.max_steps, "max_episode_steps": args.max_steps} if args.max_steps else {}
-    if args.env == DRC:
-        kwargs = {"tasks": args.tasks or "drc-v0", "split": args.split, "regime": args.regime,
-                  "include_docs": args.include_docs}
-    else:
-        kwargs = {"task": args.tasks or "cpu", "profile": args.profile, "formal": not args.no_formal}
+    """The env's arguments: each flag given sets the constructor argument of its name (``--tasks``: ``tasks``, or
+    ``task`` for an env that takes one), an error for an env without it; then ``--env-arg`` and the step budget."""
+    parameters = inspect.signature(env_class(args.env)).parameters
+    flags = [("--tasks", "tasks" if "tasks" in parameters else "task", args.tasks), ("--split", "split", args.split),
+             ("--regime", "regime", args.regime), ("--include-docs", "include_docs", args.include_docs or None),
+             ("--profile", "profile", args.profile), ("--no-formal", "formal", False if args.no_formal else None)]
+    kwargs = {name: value for name, value in EVALUATION_DEFAULTS.items() if name in parameters}
+    for flag, name, value in flags:
+        if value is not None:
+            if name not in parameters:
+                raise ValueError(f"{flag}: {args.env} takes no {name!r} argument")
+            kwargs[name] = value
     for pair in args.env_arg:
         name, _, value = pair.partition("=")
         try:
             kwargs[name] = json.loads(value)
         except ValueError:
             kwargs[name] = value
+    steps = {"max_steps": args.max_steps, "max_episode_steps": args.max_steps} if args.max_steps else {}
     return {**kwargs, **steps}
 
 
@@ -81,10 +91,13 @@ def add_commands(commands) -> None:
     from chipgym.baselines.episode_runner import AGENTS
 
     run = commands.add_parser("eval", help="evaluate an agent (openai, scripted, random) on a suite, on Ray")
-    run.add_argument("--env", default=DRC, choices=(DRC, RTL))
+    run.add_argument("--env", default="chipgym/DrcScript-v0",
+                     help="a registered env id (MODULE:ID imports MODULE first, as gymnasium.make does) whose class "
+                          "plans an evaluation: chipgym/DrcScript-v0 (default), chipgym/RtlDesign-v0")
     run.add_argument("--agent", default="scripted", choices=AGENTS)
-    run.add_argument("--tasks", help="DRC: a suite name or a Rule2DRC folder (drc-v0); chip: the task (cpu)")
-    run.add_argument("--split", default="test", choices=("train", "test", "all"))
+    run.add_argument("--tasks", help="the env's tasks: DRC, a suite name or a Rule2DRC folder (drc-v0); chip, the "
+                                     "task (cpu)")
+    run.add_argument("--split", choices=("train", "test", "all"), help="default for an env with splits: test")
     run.add_argument("--limit", type=int, help="only the first K tasks (or starts)")
     run.add_argument("--samples", type=int, default=1, help="episodes per task (reset seeds 0..n-1); adds pass@k")
     run.add_argument("--workers", type=int, default=1, help="episodes at once, one Ray actor each")
@@ -94,12 +107,13 @@ def add_commands(commands) -> None:
     run.add_argument("--max-steps", type=int, help="the env's step budget")
     run.add_argument("--time-limit", type=float, help="seconds of one episode (told to the openai agent)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--starts", help="comma-separated episodes to play, by name (the chip env's starting designs: "
+                                      "empty, multicycle, ...; default: the env's plan)")
     drc = run.add_argument_group("DRC env")
-    drc.add_argument("--regime", default="evaluation", choices=("evaluation", "training"))
+    drc.add_argument("--regime", choices=("evaluation", "training"), help="default: evaluation")
     drc.add_argument("--include-docs", action="store_true", help="add the KLayout DRC reference to the prompt")
     chip = run.add_argument_group("chip env")
-    chip.add_argument("--starts", help="comma-separated starting designs (empty, multicycle, ...; default: empty)")
-    chip.add_argument("--profile", default="osu018")
+    chip.add_argument("--profile", help="the PDK profile (osu018)")
     chip.add_argument("--no-formal", action="store_true", help="no formal gate in check")
     run.add_argument("--env-arg", action="append", default=[], metavar="NAME=VALUE",
                      help="another argument of the env (VALUE read as JSON when it is)")

@@ -3,7 +3,10 @@ observations, ``info`` keys, and the episode record that ``save_episode`` writes
 :func:`chipgym.envs.episode.replay` plays again.
 
 A chipgym env subclasses :class:`TextActionEnv` and writes only its domain: ``parse_action`` (its ops),
-``_begin`` (a new episode), ``_apply`` (what an action does), ``_observation`` and ``_episode_info``.
+``_begin`` (a new episode), ``_apply`` (what an action does), ``_observation`` and ``_episode_info``. What the
+generic code asks of an env it finds on the env's class (:func:`chipgym.envs.registry.env_class`): its chat
+protocol (``chat``), its evaluation plan (``evaluation_episodes``), its success rule (``succeeded``), its scripted
+agent (``scripted_plan``) and its smoke episodes (``smoke_episodes``); it never switches on an env's id.
 
 Every step's ``info`` has ``step`` and ``budget``; an action the env refuses adds ``action_error`` (and
 costs a step); wall-clock times, only with ``timings=True`` since they are not deterministic, are under
@@ -18,7 +21,7 @@ import os
 import string
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Generator, Mapping, Sequence
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -29,6 +32,9 @@ from chipgym.envs.json_action import ActionError
 
 CHARSET = string.printable + "µ²³×·±≤≥°–—‘’“”"  # ASCII and the symbols design manuals use
 MAX_TEXT = 500_000  # characters of one observation field
+
+Plan = Generator[str, dict[str, Any], None]
+"""A scripted episode: a generator that yields actions and is sent the ``info`` of each step."""
 
 
 def observation_text(text: str) -> str:
@@ -68,6 +74,9 @@ class TextActionEnv(gym.Env):
     max_action: ClassVar[int]
     default_max_steps: ClassVar[int]
     secret_kwargs: ClassVar[tuple[str, ...]] = ()
+    scripted_plan: ClassVar[Callable[[dict[str, str]], Plan] | None] = None
+    """The env's scripted agent, which needs no model (``chipgym eval --agent scripted``): called with the first
+    observation, it plans the episode; once the plan ends, its last action is repeated. None: the env has none."""
 
     def __init__(self, kwargs: dict[str, Any], max_steps: int | None, timings: bool, render_mode: str | None):
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -197,3 +206,4 @@ def chosen(plan: Sequence[tuple[str, dict[str, Any], str]], names: Sequence[str]
         raise ValueError(f"no {unknown[0]!r} among the {len(by_name)} {what}: {', '.join(list(by_name)[:8])}"
                          f"{' ...' if len(by_name) > 8 else ''}")
     return [by_name[name] for name in names]
+

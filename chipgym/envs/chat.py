@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import gymnasium
-from gymnasium.envs.registration import load_env_creator
 
 from chipgym.envs.json_action import Op
+from chipgym.envs.registry import env_class
 
 FENCE = "```"
 LANGUAGE = re.compile(r"[ \t]*([\w+#.-]*)")  # a fence's language, at the start of its opening line
@@ -58,11 +58,7 @@ REPLY_RULES = (
 
 def protocol(env_id: str) -> ChatProtocol:
     """The chat protocol that the env registered as ``env_id`` declares (its class's ``chat``)."""
-    try:
-        env_class = load_env_creator(gymnasium.spec(env_id).entry_point)
-    except gymnasium.error.Error as error:
-        raise ValueError(f"env_id: {error}") from None
-    chat = getattr(env_class, "chat", None)
+    chat = getattr(env_class(env_id), "chat", None)
     if not isinstance(chat, ChatProtocol):
         raise ValueError(f"env_id: {env_id!r} declares no chat protocol (a ChatProtocol as its class's `chat`); "
                          f"these do: {', '.join(chat_env_ids())}")
@@ -74,7 +70,7 @@ def chat_env_ids() -> list[str]:
     ids = []
     for env_id, spec in sorted(gymnasium.registry.items()):
         if env_id.startswith("chipgym/") and isinstance(spec.entry_point, str):
-            if isinstance(getattr(load_env_creator(spec.entry_point), "chat", None), ChatProtocol):
+            if isinstance(getattr(env_class(env_id), "chat", None), ChatProtocol):
                 ids.append(env_id)
     return ids
 

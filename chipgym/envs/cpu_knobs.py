@@ -65,6 +65,7 @@ import numpy as np
 from gymnasium import spaces
 
 from chipgym.envs.episode import EpisodeRecord, Step
+from chipgym.envs.registry import SmokeEpisode
 from chipgym.results import Status
 from chipgym.scoring.chip import ChipScore, score_design
 from chipgym.scoring.profile import load_profile
@@ -89,6 +90,13 @@ class CpuKnobsEnv(gym.Env):
     """Pick knob vectors of the cpu design generator; each is checked and scored by the real flow."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+
+    @classmethod
+    def smoke_episodes(cls, folder: Path) -> dict[str, SmokeEpisode]:
+        """The multicycle fixture's design at two periods, a malformed action, and one evaluation again."""
+        choices = {"pipeline": ["multicycle"], "multiplier": ["single-cycle"], "period": [0, 2]}
+        return {"multicycle": SmokeEpisode({"evaluations": 4, "choices": choices}, {},
+                                           [[0, 0, 0, 0, 1], [0, 0, 0, 0, 0], "oops", [0] * 5])}
 
     def __init__(self, profile: str = "osu018", evaluations: int = 8, choices: dict[str, list] | None = None,
                  timings: bool = False, render_mode: str | None = None):

@@ -107,10 +107,11 @@ import numpy as np
 from gymnasium import spaces
 
 from chipgym.engines.klayout import DrcPool, DrcResult
-from chipgym.envs import drc_actions
+from chipgym.envs import drc_actions, drc_keywords
 from chipgym.envs.base import StepOutcome, TextActionEnv, chosen, observation_text, text_space
 from chipgym.envs.chat import REPLY_RULES, ChatProtocol
 from chipgym.envs.drc_actions import Action, ActionError
+from chipgym.envs.registry import SmokeEpisode
 from chipgym.results import Status
 from chipgym.scoring.drc import (
     Grade,
@@ -124,6 +125,9 @@ from chipgym.scoring.drc import (
 )
 from chipgym.tasks.drc.layout_text import layout_to_text, summary_gds, summary_to_text
 from chipgym.tasks.drc.load import load_tasks
+from chipgym.tasks.drc.rule2drc import write_rule2drc
+from chipgym.tasks.drc.rule_text import layers_text, rule_text
+from chipgym.tasks.drc.suite.layouts import Scene, rect, scene_gds
 from chipgym.tasks.drc.task import DrcTask, DrcTaskView, Testcase
 from chipgym.tasks.grading_seed import drc_grading_secret
 
@@ -147,6 +151,27 @@ class _Examples:
 
     text: str
     drawings: tuple[bytes, ...]
+
+
+SMOKE_LAYER = (68, 20)  # met1
+SMOKE_GOLD = 'source($input)\nreport("m1", $output)\ninput(68, 20).width(0.14).output("m1.1", "met1 below 0.14 um")\n'
+
+
+def _met1_width_task() -> DrcTask:
+    """The smoke episodes' task: met1 at least 0.14 um wide, on a wire of each width beside a wide one; the
+    training wires are 3 um long where the others are 2 um, so none is congruent to an evaluation layout."""
+
+    def case(name: str, width: int, length: int = 2000) -> Testcase:
+        scene = Scene(name, rect("met1", 0, 0, width, length) + rect("met1", 1000, 0, 1500, length))
+        return Testcase(name, scene_gds(scene, {"met1": SMOKE_LAYER}), {"m1.1": int(width < 140)})
+
+    training = (90, 120, 135, 139, 140, 141, 150, 200, 250, 350, 400, 500)
+    return DrcTask(id="met1-width", title="Metal 1 minimum width", description="Metal 1 (met1) must be at least "
+                   "0.14 um wide.", layers={"met1": SMOKE_LAYER}, rules=(("Metal 1 must be at least 0.14 um wide.",
+                   "m1.1"),), categories=("m1.1",), gold_deck=SMOKE_GOLD, group="sky130",
+                   public_examples=(case("narrow", 100), case("wide", 140)),
+                   hidden_testcases=(case("at", 140), case("under", 139)),
+                   training_testcases=tuple(case(f"train{i}", width, 3000) for i, width in enumerate(training)))
 
 
 @dataclass
@@ -173,6 +198,16 @@ class DrcScriptEnv(TextActionEnv):
         "submit; a submit is graded on hidden layouts and ends the episode.\n" + REPLY_RULES,
         kept=("rule", "layers"), cuttable=("docs", "examples"), state=("feedback", "script", "tests"),
         ops=drc_actions.OPS, code=("write", "script", ("ruby", "rb", "drc", "lydrc", "klayout")))
+    scripted_plan = staticmethod(drc_keywords.keyword_plan)
+
+    @classmethod
+    def smoke_episodes(cls, folder: Path) -> dict[str, SmokeEpisode]:
+        """A one-rule Rule2DRC folder written under ``folder`` (met1 at least 0.14 um wide), and an episode on it:
+        the gold deck, a test of the agent's, a run, a malformed action, a submit."""
+        problems = write_rule2drc([_met1_width_task()], folder / "drc-smoke")
+        narrow = drc_actions.add_test([drc_actions.box(SMOKE_LAYER, 0, 0, 0.1, 2)], {"m1.1": 1})
+        actions = [drc_actions.write(SMOKE_GOLD), narrow, drc_actions.run(), "oops", drc_actions.submit()]
+        return {"met1-width": SmokeEpisode({"tasks": str(problems), "split": "all"}, {}, actions)}
 
     def __init__(
         self,
@@ -428,17 +463,6 @@ class DrcScriptEnv(TextActionEnv):
             if pool is not None:
                 pool.close()
         super().close()
-
-
-def rule_text(task: DrcTaskView) -> str:
-    """The ``rule`` observation of a task: its title, description and output categories."""
-    return "\n".join([task.title, "", task.description, "", "Output one category per rule:"]
-                     + [f"- {category}: {text}" for text, category in task.rules])
-
-
-def layers_text(task: DrcTaskView) -> str:
-    """The ``layers`` observation of a task: one ``name: layer/datatype`` line per layer."""
-    return "\n".join(f"{name}: {layer}/{datatype}" for name, (layer, datatype) in task.layers.items())
 
 
 def examples_text(task: DrcTaskView, layout_texts: Sequence[str] | None = None) -> str:

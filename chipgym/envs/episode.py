@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.envs.registration import load_env_creator
 
+from chipgym.envs.registry import env_class
 from chipgym.files import read_regular_file
 from chipgym.results import JsonResult
 
@@ -151,8 +151,7 @@ def check_kwargs(env_id: str, kwargs: dict[str, Any]) -> None:
     ...
     ValueError: kwargs.timeout: 1000000.0 is outside what a replay allows (0.001 to 120.0)
     """
-    entry_point = gym.registry[env_id].entry_point
-    creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+    creator = env_class(env_id)
     parameters = inspect.signature(creator).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     for name, value in kwargs.items():

@@ -89,8 +89,9 @@ import numpy as np
 from gymnasium import spaces
 
 from chipgym.envs import rtl_actions
-from chipgym.envs.base import StepOutcome, TextActionEnv, chosen, observation_text, text_space
+from chipgym.envs.base import Plan, StepOutcome, TextActionEnv, chosen, observation_text, text_space
 from chipgym.envs.chat import REPLY_RULES, ChatProtocol
+from chipgym.envs.registry import SmokeEpisode
 from chipgym.envs.rtl_actions import Action, ActionError
 from chipgym.errors import (
     UNAVAILABLE,
@@ -106,7 +107,7 @@ from chipgym.scoring.chip import estimate, score_design
 from chipgym.tasks.chip import CheckReport, check_design
 from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.pysim import Stepper, Window
-from chipgym.tasks.chip.registry import load_task
+from chipgym.tasks.chip.registry import load_task, task_names
 from chipgym.tasks.chip.task import ChipTask
 from chipgym.tasks.grading_seed import grading_seed as resolve_seed
 
@@ -153,6 +154,13 @@ class RtlDesignEnv(TextActionEnv):
         kept=("task", "ports"), cuttable=("workloads", "contracts", "files"), state=("feedback", "budget"),
         ops=rtl_actions.OPS)
 
+    @staticmethod
+    def scripted_plan(observation: dict[str, str]) -> Plan:
+        """Checks the design it starts from, then submits it (start from a fixture, ``options={"start":
+        "pipelined"}``, for a passing design)."""
+        yield rtl_actions.check()
+        yield rtl_actions.submit()
+
     @classmethod
     def evaluation_episodes(cls, kwargs: Mapping[str, Any], names: Sequence[str] | None = None
                             ) -> list[tuple[str, dict[str, Any], str]]:
@@ -160,6 +168,13 @@ class RtlDesignEnv(TextActionEnv):
         starts = _starts(load_task(cls.arguments(kwargs)["task"]))
         return chosen([(start, {"start": start}, start) for start in starts], ["empty"] if names is None else names,
                       "starting designs")
+
+    @classmethod
+    def smoke_episodes(cls, folder: Path) -> dict[str, SmokeEpisode]:
+        """One per registered chip task, from its first fixture: a clock, a check, a malformed action, a write."""
+        actions = [rtl_actions.set_clock(1500), rtl_actions.check(), "oops", rtl_actions.write("notes.txt", "x")]
+        return {task: SmokeEpisode({"formal": False, "task": task}, {"start": next(iter(load_task(task).fixtures))},
+                                   actions) for task in task_names()}
 
     def __init__(
         self,

@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import gymnasium
@@ -53,6 +53,8 @@ from gymnasium import spaces
 
 from chipgym.envs import drc_actions
 from chipgym.envs.drc_script import DrcScriptEnv
+from chipgym.envs.registry import SmokeEpisode
+from chipgym.tasks.drc.rule_text import named_layers, rule_numbers
 from chipgym.wrappers.text_features import TextFeatures
 
 SLOTS = 3
@@ -116,21 +118,6 @@ CHECK_NAMES = tuple(check.name for check in CHECKS)
 SLOT_NVEC = (len(CHECKS), MAX_LAYERS, MAX_LAYERS, MAX_NUMBERS, len(METRICS), len(REGIONS), MAX_LAYERS)
 NVEC = SLOT_NVEC * SLOTS
 
-# a number, then (not consumed, so that both numbers of "0.3 x 0.4 um" are found) a unit, maybe after "x N"
-_LENGTH = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?=\s*(?:(?:x|×)\s*\d+(?:\.\d+)?\s*)?(um|µm|μm|nm)(?![a-zA-Z]))")
-
-
-def rule_numbers(text: str) -> list[float]:
-    """The lengths and areas of a rule text, in um or um2, in order of first mention, each once: numbers
-    with a unit (``0.14 um``, ``0.3 x 0.3 µm``, ``0.05 um²``; nm become um); counts, ratios and angles are not.
-
-    >>> rule_numbers("m1.2: Minimum met1 spacing is 0.14 um, 2 vias, and 0.14 µm again; area 0.083 um², 50 nm")
-    [0.14, 0.083, 0.05]
-    """
-    found = [float(value) / (1000 if unit == "nm" else 1) for value, unit in _LENGTH.findall(text)]
-    return list(dict.fromkeys(round(value, 6) for value in found))
-
-
 @dataclass(frozen=True)
 class Template:
     """What an action is compiled against: the task's layers (name: (layer, datatype)), its categories in
@@ -148,19 +135,6 @@ class Template:
         """Indices of the layers the rule text names (all of them when it names none)."""
         names = list(self.layers)[:MAX_LAYERS]
         return sorted(named_layers(self.rule, names)) or list(range(len(names)))
-
-
-def named_layers(text: str, names: Sequence[str]) -> list[int]:
-    """Indices of the layer ``names`` that start a word of ``text`` ("diff" in "diffusion", but not "via" in
-    "via2"), in order of first mention.
-
-    >>> named_layers("via2 must be inside met3; diffusion too", ["diff", "met3", "via", "via2"])
-    [3, 1, 0]
-    """
-    lowered = text.lower()
-    found = sorted((match.start(), i) for i, name in enumerate(names)
-                   if name and (match := re.search(rf"(?<![\w.]){re.escape(name.lower())}(?!\d)", lowered)))
-    return [i for _, i in found]
 
 
 def slot_values(action: np.ndarray, slot: int) -> dict[str, int]:
@@ -340,9 +314,20 @@ def dimension_value(value: Any, size: int, name: str = "value") -> int:
     return size - 1 if value >= size - 1 else math.floor(value)
 
 
-def make_drc_template(features_dim: int = 256, layers_from_text: bool = True, **kwargs: Any) -> DrcTemplateActions:
+class DrcTemplateEnv(DrcTemplateActions):
     """The env of ``chipgym/DrcTemplate-v0``: kwargs go to DrcScript-v0 (``tasks``, ``split``, ``regime``, ...)."""
-    return DrcTemplateActions(DrcScriptEnv(**kwargs), features_dim, layers_from_text)
+
+    metadata = DrcScriptEnv.metadata  # what gymnasium.make reads from the class, before there is an inner env
+
+    def __init__(self, features_dim: int = 256, layers_from_text: bool = True, **kwargs: Any):
+        super().__init__(DrcScriptEnv(**kwargs), features_dim, layers_from_text)
+
+    @classmethod
+    def smoke_episodes(cls, folder: Path) -> dict[str, SmokeEpisode]:
+        """DrcScript-v0's one-rule task in one step: met1 width at least the rule's first number."""
+        width = np.array([CHECK_NAMES.index("width")] + [0] * (len(NVEC) - 1))
+        return {name: SmokeEpisode(episode.kwargs, episode.options, [width])
+                for name, episode in DrcScriptEnv.smoke_episodes(folder).items()}
 
 
 def _float_literal(value: float) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 import chipgym  # noqa: F401  (registers the env ids)
 from chipgym.baselines.drc_policies import HeuristicPolicy, RandomPolicy, allowed_values
-from chipgym.envs.drc_script import rule_text
+from chipgym.tasks.drc.rule_text import rule_text
 from chipgym.tasks.drc.suite import build_suite
 from chipgym.wrappers.drc_template import CHECK_NAMES, NVEC, REGIONS, Template, action_mask
 

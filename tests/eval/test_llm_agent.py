@@ -193,8 +193,8 @@ def test_the_eval_command_reads_the_agent_settings_from_flags_then_the_environme
     llm = _llm(args)
     assert (llm["base_url"], llm["model"], llm["api_key"]) == ("http://127.0.0.1:8000/v1", "from-flag", "secret")
     assert (llm["temperature"], llm["stream"], llm["tools"], llm["retries"]) == (0.3, True, False, 4)
-    assert _env_kwargs(args) == {"tasks": "drc-v0", "split": "test", "regime": "evaluation", "include_docs": False,
-                                 "timeout": 4, "max_steps": 5, "max_episode_steps": 5}
+    assert _env_kwargs(args) == {"split": "test", "regime": "evaluation", "timeout": 4, "max_steps": 5,
+                                 "max_episode_steps": 5}
     monkeypatch.delenv("CHIPGYM_LLM_MODEL")
     with pytest.raises(ValueError, match="model: no model name; pass --model or set CHIPGYM_LLM_MODEL"):
         _llm(build_parser().parse_args(["eval", "--agent", "openai", "--out", "unused"]))

@@ -29,7 +29,7 @@ import numpy as np
 from chipgym.baselines.drc_policies import HeuristicPolicy, RandomPolicy
 from chipgym.baselines.llm import LlmConfig
 from chipgym.baselines.selection.prompt import ask, deck_from_reply, task_rng, task_text
-from chipgym.envs.drc_script import rule_text
+from chipgym.tasks.drc.rule_text import rule_text
 from chipgym.tasks.drc.task import DrcTaskView
 from chipgym.wrappers.drc_template import (
     CHECK_NAMES,

@@ -37,8 +37,9 @@ from chipgym.baselines.llm import LlmConfig
 from chipgym.baselines.selection.prompt import ask, decks_text, task_rng, task_text
 from chipgym.envs import chat, drc_actions
 from chipgym.envs.json_action import ActionError
+from chipgym.tasks.drc.rule_text import rule_numbers
 from chipgym.tasks.drc.task import DrcTaskView, Testcase
-from chipgym.wrappers.drc_template import CHECK_NAMES, MAX_LAYERS, rule_numbers
+from chipgym.wrappers.drc_template import CHECK_NAMES, MAX_LAYERS
 
 Shapes = list[dict]
 

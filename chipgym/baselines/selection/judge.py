@@ -27,8 +27,8 @@ from chipgym.baselines.llm import LlmConfig
 from chipgym.baselines.selection.bench import Output, passes
 from chipgym.baselines.selection.generated_tests import GeneratedTest, deck_thresholds
 from chipgym.baselines.selection.prompt import ask, decks_text, task_text
+from chipgym.tasks.drc.rule_text import rule_numbers
 from chipgym.tasks.drc.task import DrcTaskView
-from chipgym.wrappers.drc_template import rule_numbers
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ import numpy as np
 from chipgym.baselines.agent import ContextOverflow
 from chipgym.baselines.llm import ChatClient, LlmConfig
 from chipgym.envs import chat, drc_actions
-from chipgym.envs.drc_script import examples_text, layers_text, rule_text
+from chipgym.envs.drc_script import examples_text
 from chipgym.envs.json_action import ActionError
+from chipgym.tasks.drc.rule_text import layers_text, rule_text
 from chipgym.tasks.drc.task import DrcTaskView
 
 DRC = "chipgym/DrcScript-v0"
