@@ -16,7 +16,10 @@ import uuid
 
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
-from chipgym.tasks.chip.cpu.mutants import FIXTURES
+from chipgym.tasks.chip.registry import load_task
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 RTL = "rtl/chipgym_cpu.v"
 RUN = uuid.uuid4().hex[:8]  # keeps this run's designs out of every cache, also across runs

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from chipgym.tasks.chip.cpu.mutants import FIXTURES
+from chipgym.tasks.chip.registry import load_task
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
+
 
 RTL = Path("rtl") / "chipgym_cpu.v"
 LEGAL = "  wire legal   = is_r | is_i | is_lui | is_lw | is_sw | is_br | is_jal | is_jalr | is_halt;\n"

@@ -14,12 +14,14 @@ from chipgym.envs.episode import replay
 from chipgym.envs.rtl_design import PUBLIC_SEED, RtlDesignEnv
 from chipgym.errors import ToolMissingError
 from chipgym.scoring.chip import ChipScore
-from chipgym.tasks.chip.cpu.mutants import load_mutants
 from chipgym.tasks.chip.cpu.workloads import KERNELS
+from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.grading_seed import SEED_ENV
 from chipgym.wrappers import RtlRewardShaping
 
-MUTANTS = load_mutants()
+CPU = load_task("cpu")
+
+MUTANTS = CPU.mutants
 SECRET_SEED = 987654321
 
 

@@ -12,15 +12,18 @@ import pytest
 from chipgym.envs import rtl_actions as act
 from chipgym.envs.rtl_design import RtlDesignEnv
 from chipgym.tasks.chip.cpu.arch import load_arch
-from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS, divergence, simulate
 from chipgym.tasks.chip.cpu.workloads import kernel
 from chipgym.tasks.chip.design import load_design
+from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.chip.verilator import build
 from chipgym.tasks.grading_seed import SEED_ENV
 
 from chip_attacks import MEMORY_BOMB, as_written, with_block
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 RTL = "rtl/chipgym_cpu.v"
 BOUND_SECONDS = 300  # a cold Verilator build takes ~20 s on 2 cores; the rest is a few seconds
@@ -84,7 +87,7 @@ def test_system_fopen_and_readmemh_reach_nothing_of_the_host(env, tmp_path, monk
 
 def test_a_core_that_never_halts_fails_by_the_watchdog(env):
     start = time.monotonic()
-    for file, old, new in load_mutants()["store_hangs"].edits:
+    for file, old, new in CPU.mutants["store_hangs"].edits:
         env.step(act.patch(file, old, new))
     obs, reward, terminated, truncated, info = env.step(act.check())
     assert info["status"] == "failed" and reward == 0.0 and not terminated

@@ -18,12 +18,15 @@ from chipgym.envs.rtl_design import RtlDesignEnv
 from chipgym.tasks.chip import check_design
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.checks import STALL_PERMILLE
-from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.stepping import Stepper, resolve_program
 from chipgym.tasks.chip.cpu.testbench import HARNESS, simulate
 from chipgym.tasks.chip.design import load_design
+from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.chip.verilator import build
 from chipgym.waveform import parse_vcd
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 
 @pytest.fixture
@@ -58,7 +61,7 @@ def test_stepping_retires_what_the_cpp_harness_retires_at_the_same_cycles(fixtur
 
 @pytest.mark.parametrize("mutant", ["wrong_add", "writable_r0", "withdrawn_request"])
 def test_simulate_finds_the_mutants_divergence_at_the_cycle_check_reports(env, mutant):
-    mutant = load_mutants()[mutant]
+    mutant = CPU.mutants[mutant]
     env.reset(seed=0, options={"start": mutant.fixture})
     for file, old, new in mutant.edits:
         env.step(act.patch(file, old, new))

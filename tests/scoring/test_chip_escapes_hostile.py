@@ -20,15 +20,16 @@ from chipgym.scoring.profile import load_profile
 from chipgym.scoring.synthesis import synthesize
 from chipgym.tasks.chip.check import check_design
 from chipgym.tasks.chip.cpu.arch import load_arch
-from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.testbench import HARNESS
 from chipgym.tasks.chip.cpu.workloads import kernel, programs
 from chipgym.tasks.chip.design import load_design
-from chipgym.tasks.chip.mutants import load_mutants as load_task_mutants
 from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.chip.verilator import build
 
 import chip_attacks as attacks
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 # Verilator takes 1/0 for 0, so the branch is built; Yosys takes it for x, so formal and synthesis never see it
 TWO_FACED = "  generate if (1/0 == 0) begin : escape\n{body}  end endgenerate\n"
@@ -47,7 +48,7 @@ RTL = "rtl/chipgym_cpu.v"
 
 def c_forger(dest, mutant: str = "wrong_stall_counter"):
     """The cpu mutant ``mutant`` (its stall counter wrong) with FORGE_END behind TWO_FACED."""
-    design = load_mutants()[mutant].materialize(dest)
+    design = CPU.mutants[mutant].materialize(dest)
     attacks.patch(design, "  integer i;\n", "  integer i;\n" + TWO_FACED.format(body=FORGE_END))
     return design
 
@@ -81,14 +82,14 @@ def test_past_the_refusal_the_forged_end_line_never_reaches_the_verdict(tmp_path
     # design's stdout is /dev/null: the same forger, built anyway, prints its END line into nothing
     design = c_forger(tmp_path / "forger")
     attacks.as_written(monkeypatch, tmp_path / "cache")
-    report = check_design(design, programs=programs(range(1)), formal=False)
+    report = check_design(design, workloads=programs(range(1)), formal=False)
     assert report.failed_checks() == ["functional"] and "counter stalls expected" in report.summary()
 
 
 def test_a_forged_delivery_in_the_noc_is_refused(tmp_path):
     # before: a $c delivery to endpoint 99 raised KeyError out of the check
     task = load_task("noc")
-    design = load_task_mutants(task.folder)["misrouted_destination"].materialize(tmp_path / "noc")
+    design = task.mutants["misrouted_destination"].materialize(tmp_path / "noc")
     rtl = next((design / "rtl").glob("*.v"))
     text = rtl.read_text()
     last = text.rindex("endmodule")

@@ -19,7 +19,6 @@ from chipgym.scoring.synthesis import cell_types, synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.gate_level import gate_level, gate_run
-from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.testbench import HARNESS
 from chipgym.tasks.chip.cpu.workloads import kernel
@@ -28,6 +27,9 @@ from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.chip.verilator import build
 
 import chip_attacks as attacks
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 OSU018 = load_profile("osu018")
 SIMULATION_PORTS = load_task("cpu").simulation_ports

@@ -26,11 +26,13 @@ from chipgym.scoring.profile import load_profile
 from chipgym.scoring.synthesis import synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip import check_design
-from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.workloads import kernel
 from chipgym.tasks.chip.design import MAX_TOML, load_design
 from chipgym.tasks.chip.pysim import library
 from chipgym.tasks.chip.registry import load_task
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 MODEL = "model/timing_model.py"
 ONE_PROGRAM = [kernel("memcpy", n=3)]
@@ -73,7 +75,7 @@ def forging(design: Path, answers: bytes) -> Path:
 def test_a_timing_model_forging_the_loader_protocol_fails_lockstep(tmp_path, answers, problem):
     # before issue 28: TypeError or KeyError out of check and submit
     design = forging(copy(tmp_path / "design"), answers)
-    report = check_design(design, programs=ONE_PROGRAM, formal=False)
+    report = check_design(design, workloads=ONE_PROGRAM, formal=False)
     [(check, detail)] = report.failures
     assert check == "lockstep" and detail.startswith("timing model: the timing model's process wrote answers that "
                                                      "break the protocol: ") and problem in detail, detail
@@ -239,14 +241,15 @@ def test_a_failed_check_cancels_the_implementation_beside_it(tmp_path, monkeypat
     """The pipelined core with a wrong ADD, cold: its check (build, simulation, formal) takes about a minute, the
     synthesis and the gate-level build beside it longer."""
     monkeypatch.setenv("CHIPGYM_CACHE", str(tmp_path / "cache"))
-    design = load_mutants()["wrong_add"].materialize(tmp_path / "design")
+    design = CPU.mutants["wrong_add"].materialize(tmp_path / "design")
     start = time.monotonic()
     score = score_design(design, profile="osu018")
     wall = time.monotonic() - start
     assert score.status == "failed" and score.failures[0][0] == "functional", score.summary()
     # before issue 28 the score waited for the gate-level build to end: 74.7 s against a check of 60.8 s in one
-    # run; after, 89.4 s against 88.7 s (a busier machine), the build stopped after 67.4 s of its ~90
-    assert wall < score.seconds["check"] + 5, (wall, score.seconds)
+    # run; after, 89.4 s against 88.7 s (a busier machine), the build stopped after 67.4 s of its ~90. On a
+    # fresh 2-core machine the score's own steps beside the check (loading, stopping the build) took 5.4-6.3 s.
+    assert wall < score.seconds["check"] + 10, (wall, score.seconds)
 
 
 # -- §5 asynchronous set and clear pins are timed through ------------------------------------------------------

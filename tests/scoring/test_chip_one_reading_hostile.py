@@ -26,7 +26,7 @@ WIDE_MULTIPLY = Program("wide_multiply", tuple(assemble("LW r1, r0, 0\nLW r2, r0
 
 
 def test_the_fixture_multiplies_wide_operands_right(tmp_path):
-    report = check_design(attacks.copy(tmp_path / "fixture"), formal=False, heldout=False, programs=[WIDE_MULTIPLY])
+    report = check_design(attacks.copy(tmp_path / "fixture"), formal=False, heldout=False, workloads=[WIDE_MULTIPLY])
     assert report.passed, report.summary()
 
 
@@ -59,7 +59,7 @@ def test_a_value_only_a_proof_has_is_the_designs_failure(tmp_path):
     # with that reason, where it would have reached Verilator as an instance of an unknown module
     design = attacks.copy(tmp_path / "design")
     attacks.patch(design, "  integer i;\n", "  integer i;\n  wire free = $anyseq;\n")
-    report = check_design(design, formal=False, heldout=False, programs=[WIDE_MULTIPLY])
+    report = check_design(design, formal=False, heldout=False, workloads=[WIDE_MULTIPLY])
     assert report.failed_checks() == ["design"], report.summary()
     assert "a value only a proof has" in report.summary()
 

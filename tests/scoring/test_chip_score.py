@@ -17,9 +17,11 @@ from chipgym.scoring.pdk import install
 from chipgym.scoring.profile import load_profile
 from chipgym.scoring.synthesis import synthesize
 from chipgym.scoring.timing import check_timing
-from chipgym.tasks.chip.cpu.mutants import FIXTURES
 from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.registry import load_task
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 SHARED_ASAP7 = Path(os.environ.get("CHIPGYM_SHARED_PDK",
                                    Path(__file__).resolve().parents[3] / "shared" / "pdk" / "asap7"))

@@ -23,11 +23,14 @@ from chipgym.engines.pyverilator import Session
 from chipgym.engines.tools import run_tool
 from chipgym.tasks.chip import check_design
 from chipgym.tasks.chip.cpu.heldout import heldout_programs
-from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.workloads import KERNELS, programs
 from chipgym.tasks.chip.design import load_design
 from chipgym.tasks.chip.pysim import library
+from chipgym.tasks.chip.registry import load_task
 from chipgym.tasks.grading_seed import SEED_ENV
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 SEED = random.Random().randrange(1 << 40, 1 << 41)  # thirteen digits: nothing else in a sandbox spells it
 MARKER = "SPY-CAN-SEE-" + "THIS"  # in a file each sandbox is meant to show: a clean search is not a blind one
@@ -125,7 +128,7 @@ def predict(run, latency):
     return _honest(run, latency) if REPORT["seen"] and not REPORT["secret"] else {{}}
 '''
     (design / MODEL).write_text((design / MODEL).read_text() + spying)
-    report = check_design(design, programs=programs(range(2)), formal=False)
+    report = check_design(design, workloads=programs(range(2)), formal=False)
     assert {check for check, _ in report.failures} == {"lockstep"}, report.summary()
     assert "held-out" not in report.summary(), report.summary()
     for _, detail in report.failures:
@@ -174,7 +177,7 @@ def test_a_timing_model_choosing_which_heldout_programs_fail_learns_one_bit(tmp_
     for kind in ("", first, "no-such-kind"):
         design = shutil.copytree(FIXTURES / "multicycle", tmp_path / f"design-{kind or 'all'}")
         (design / MODEL).write_text((design / MODEL).read_text() + model_diverging_on(kind))
-        outcomes[kind] = check_design(design, programs=[], grading_seed=SEED, formal=False).failures
+        outcomes[kind] = check_design(design, workloads=[], grading_seed=SEED, formal=False).failures
     # before issue 28: "held-out program N" for each N it chose. Now every model that fails on some held-out
     # program gets the same answer, however many and whichever it chose: one bit per graded check
     assert outcomes[""] == outcomes[first] == [("lockstep", "held-out programs")], outcomes
@@ -182,6 +185,6 @@ def test_a_timing_model_choosing_which_heldout_programs_fail_learns_one_bit(tmp_
 
 
 def test_a_design_failing_every_heldout_program_gets_one_failure(tmp_path):
-    design = load_mutants()["wrong_stall_counter"].materialize(tmp_path / "design")
-    report = check_design(design, programs=[], grading_seed=SEED, formal=False)
+    design = CPU.mutants["wrong_stall_counter"].materialize(tmp_path / "design")
+    report = check_design(design, workloads=[], grading_seed=SEED, formal=False)
     assert report.failures == [("functional", "held-out programs")], report.summary()  # was one per program

@@ -23,8 +23,8 @@ def check_design(
     """Run every check of ``task`` on the design in ``design_dir``, at its clock period for ``profile``.
 
     ``on_check`` is called with each check's name as it starts. ``options`` go to the task's
-    :meth:`~chipgym.tasks.chip.task.ChipTask.check` (``grading_seed``, ``formal``, ``heldout`` and the task's
-    own, e.g. the cpu's ``programs`` and ``stall_seeds``).
+    :meth:`~chipgym.tasks.chip.task.ChipTask.check` (``grading_seed``, ``formal``, ``heldout``,
+    ``workloads`` and ``stall_seeds``).
     """
     chip_task = load_task(task)
     report = CheckReport(task, str(design_dir), on_check=on_check)

@@ -2,8 +2,11 @@
 
 A task is a folder ``tasks/chip/<name>/`` with a ``task.toml`` (its identity, the files it shows an agent,
 its trusted harness and port contract, what is hidden) and a :class:`ChipTask` subclass that adds what only
-the task knows: how to check a design, which workloads are graded under a seed, how to run one on a
-synthesized netlist, and how the runs become T and E. :mod:`chipgym.tasks.chip.registry` maps names to tasks.
+the task knows: its workloads (public, and held-out under a seed), its :class:`Testbench` (the reference's
+answer, one RTL run, the timing model's lockstep), how to run a workload on a synthesized netlist, and how the
+runs become T and E. :meth:`ChipTask.check` is the same for every task: structural checks, each workload exact
+and then stalled, lockstep, formal, with held-out failures kept secret here, not by each task.
+:mod:`chipgym.tasks.chip.registry` maps names to tasks.
 
 >>> from chipgym.tasks.chip.registry import load_task
 >>> task = load_task("cpu")
@@ -19,14 +22,21 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping, Protocol, Sequence
 
 from chipgym.cache import folder_digest
-from chipgym.errors import DataError
+from chipgym.errors import DataError, TimingModelError
 from chipgym.tasks.chip.design import Design
+from chipgym.tasks.chip.formal import formal_check
+from chipgym.tasks.chip.mutants import Mutant, load_mutants
 from chipgym.tasks.chip.ports import PortContract, load_ports
 from chipgym.tasks.chip.pysim import Stepper
 from chipgym.tasks.chip.report import CheckReport
+from chipgym.tasks.chip.structural import structural_checks
+from chipgym.tasks.grading_seed import grading_seed as resolve_seed
+from chipgym.tasks.grading_seed import heldout_failure
+
+TIMED_OUT = "timed out after"  # in the error of a simulation that run_tool killed
 
 
 def stall_seed(index: int, rerun: int = 1) -> int:
@@ -63,11 +73,34 @@ class GateRun:
     """the task's own counts for the score's workload record (the cpu: ``{"retired": N}``)"""
 
 
+class Testbench(Protocol):
+    """A task's runs of one design in its check (:meth:`ChipTask.testbench`); a workload is whatever the task's
+    :meth:`ChipTask.check_workloads` lists (a program, a traffic trace), with a ``name``."""
+
+    def expected(self, workload: Any) -> Any:
+        """What the reference makes of ``workload`` (the cpu: its untimed run; the noc: the trace itself)."""
+
+    def run(self, workload: Any, expected: Any, stall_seed: int | None) -> tuple[Any, str | None]:
+        """The design's run of ``workload`` (exact with ``stall_seed`` None, else under the task's stalls of that
+        seed) and its first divergence from ``expected``, None when there is none."""
+
+    def stats(self, workload: Any, run: Any) -> dict[str, int]:
+        """The figures of a passing exact run for ``report.stats`` (``cycles`` and the task's own)."""
+
+    def lockstep(self, runs: Sequence[tuple[Any, Any]]) -> list[str | None]:
+        """The timing model's disagreement with each exact run, as (expected, run), None where it agrees;
+        TimingModelError when the model fails as a whole."""
+
+
 class ChipTask(ABC):
     """A chip task, described by ``folder/task.toml``; subclasses implement the abstract methods."""
 
     workload: str
     """what one workload of the check is called in feedback ("program", "traffic trace")"""
+    stalls: ClassVar[str]
+    """what the check's reruns of a workload add, in feedback ("random stalls", "ejection back-pressure")"""
+    formal_depth: ClassVar[int]
+    """cycles after reset that the formal gate covers"""
     simulate_help: str | None = None
     """the env's ``simulate`` action on this task (an example and what it shows), for the actions' help; None
     when the task offers none (:meth:`stepper`)"""
@@ -133,17 +166,79 @@ class ChipTask(ABC):
         """The public workloads as an agent reads them (what the public check runs; that grading adds held-out ones)."""
 
     @abstractmethod
-    def public_workloads(self) -> tuple[str, ...]:
-        """Names of the workloads the public check runs (``check`` with ``heldout=False``), in its order."""
+    def check_workloads(self) -> list[Any]:
+        """The workloads of the public check, in its order."""
 
     @abstractmethod
+    def heldout_check_workloads(self, grading_seed: int) -> list[Any]:
+        """The held-out workloads that grading adds under ``grading_seed``."""
+
+    @abstractmethod
+    def testbench(self, design: Design, binary: Path) -> Testbench:
+        """The runs of ``design``, whose simulator (this task's harness, built) is ``binary``."""
+
+    def public_workloads(self) -> tuple[str, ...]:
+        """Names of the workloads the public check runs (``check`` with ``heldout=False``), in its order."""
+        return tuple(workload.name for workload in self.check_workloads())
+
+    @cached_property
+    def mutants(self) -> dict[str, Mutant]:
+        """Fixtures with a small edit that a check must catch (``mutants/<name>/``), by name."""
+        return load_mutants(self.folder)
+
     def check(self, design: Design, report: CheckReport, *, grading_seed: int | None = None, formal: bool = True,
-              heldout: bool = True, **options) -> None:
+              heldout: bool = True, workloads: Sequence[Any] | None = None, stall_seeds: tuple[int, ...] = (1,)
+              ) -> None:
         """Run every check on ``design`` and record failures, ``report.timed`` timings and, per workload that
-        passed, ``report.stats[name]`` in ``report``. Held-out workloads run when ``heldout`` and a grading seed
-        resolves (:func:`chipgym.tasks.grading_seed.grading_seed`); a failure on one says only
-        :func:`~chipgym.tasks.grading_seed.heldout_failure`. A lockstep failure's detail starts with
-        ``"<workload>:"`` (``"timing model:"`` when the model failed as a whole)."""
+        passed, ``report.stats[name]`` in ``report``: the ports and the build (which stop the run), each workload
+        exactly and, when that passes, under the stalls of each of ``stall_seeds``, the timing model in lockstep,
+        and formal. ``workloads`` replace the public ones. Held-out workloads run when ``heldout`` and a grading
+        seed resolves (:func:`chipgym.tasks.grading_seed.grading_seed`); a failure on one says only
+        :func:`~chipgym.tasks.grading_seed.heldout_failure`, once per check, and the timing model sees them in a
+        run of their own. A lockstep failure's detail starts with ``"<workload>:"`` (``"timing model:"`` when the
+        model failed as a whole)."""
+        if (binary := structural_checks(design, report, self.ports, self.harness)) is None:
+            return
+        items = list(workloads) if workloads is not None else self.check_workloads()
+        public = len(items)
+        if heldout and (seed := resolve_seed(grading_seed)) is not None:
+            items += self.heldout_check_workloads(seed)
+
+        def fail(check: str, index: int, detail: str) -> None:
+            failure = (check, detail if index < public else heldout_failure(self.workload))
+            if failure not in report.failures:
+                report.fail(*failure)
+
+        bench = self.testbench(design, binary)
+        passed = []
+        for index, item in enumerate(items):
+            with report.timed("reference"):
+                expected = bench.expected(item)
+            with report.timed("functional"):
+                exact, problem = bench.run(item, expected, None)
+                for rerun in stall_seeds if problem is None else ():
+                    seed_of_rerun = stall_seed(index, rerun)
+                    if (problem := bench.run(item, expected, seed_of_rerun)[1]):
+                        problem += f" [{self.stalls}, seed {seed_of_rerun}]"
+                        break
+            if problem and TIMED_OUT in problem:  # a simulator stuck inside a time step: each would wait as long
+                fail("functional", index, f"{problem}; the remaining {self.workload}s were not run")
+                break
+            if problem:
+                fail("functional", index, problem)
+                continue
+            report.stats[item.name] = bench.stats(item, exact)
+            passed.append((index, expected, exact))
+        with report.timed("lockstep"):
+            for problem in _lockstep(bench, [run for run in passed if run[0] < public]):
+                report.fail("lockstep", problem)
+            hidden = [run for run in passed if run[0] >= public]
+            if hidden and _lockstep(bench, hidden):
+                report.fail("lockstep", heldout_failure(self.workload))
+        if formal:
+            with report.timed("formal"):
+                for problem in formal_check(design, self.formal_properties, depth=self.formal_depth):
+                    report.fail("formal", problem)
 
     @abstractmethod
     def scored_workloads(self, grading_seed: int | None) -> list[Workload]:
@@ -175,6 +270,15 @@ class ChipTask(ABC):
     def cost_terms(self, workloads: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
         """T (us) and E (nJ) of the score from the graded workloads' records (``cycles``, ``T_us``, ``E_nJ`` and
         the :attr:`GateRun.figures`, by workload name)."""
+
+
+def _lockstep(bench: Testbench, passed: list[tuple[int, Any, Any]]) -> list[str]:
+    """The timing model's disagreements with the exact runs ``passed`` (index, expected, run)."""
+    try:
+        problems = bench.lockstep([(expected, run) for _, expected, run in passed])
+    except TimingModelError as e:
+        return [f"timing model: {e}"]
+    return [problem for problem in problems if problem]
 
 
 def _design_or_cache(path: Path, folder: Path) -> bool:

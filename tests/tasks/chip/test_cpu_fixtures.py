@@ -13,7 +13,7 @@ PROGRAMS = programs(range(3))
 
 @pytest.mark.parametrize("fixture", ["multicycle", "pipelined"])
 def test_fixture_passes(fixture):
-    report = check_design(FIXTURES / fixture, programs=PROGRAMS, stall_seeds=(1, 2), formal=False)
+    report = check_design(FIXTURES / fixture, workloads=PROGRAMS, stall_seeds=(1, 2), formal=False)
     assert report.passed, report.summary()
     assert report.stats["memcpy"]["retired"] == 12004
     assert report.stats["memcpy"]["cycles"] < (60100 if fixture == "multicycle" else 18100)
@@ -32,7 +32,7 @@ def broken(tmp_path):
 
 
 def failures(design: Path) -> list[tuple[str, str]]:
-    return check_design(design, programs=PROGRAMS[:1], formal=False).failures
+    return check_design(design, workloads=PROGRAMS[:1], formal=False).failures
 
 
 def test_syntax_error(broken):
@@ -55,5 +55,5 @@ def test_missing_files(tmp_path):
     assert check == "design" and "design.toml" in detail
     dest = shutil.copytree(FIXTURES / "multicycle", tmp_path / "d")
     (dest / "model" / "timing_model.py").unlink()
-    fails = check_design(dest, programs=PROGRAMS[:1], formal=False).failures
+    fails = check_design(dest, workloads=PROGRAMS[:1], formal=False).failures
     assert fails == [("lockstep", f"timing model: no timing model at {dest / 'model' / 'timing_model.py'}")]

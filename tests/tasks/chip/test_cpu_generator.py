@@ -73,6 +73,6 @@ def test_each_knob_costs_the_cycles_its_timing_model_says(tmp_path):
 @pytest.mark.parametrize("knobs, formal", [(ALL_CHANGED, True), (Knobs(multiplier="iterative"), False)],
                          ids=["five-stage-all-knobs-changed", "multicycle-iterative"])
 def test_the_designs_furthest_from_the_fixtures_pass_the_check(tmp_path, knobs, formal):
-    report = check_design(generate(knobs, tmp_path / "design"), programs=PROGRAMS, formal=formal)
+    report = check_design(generate(knobs, tmp_path / "design"), workloads=PROGRAMS, formal=formal)
     assert report.passed, report.summary()
     assert report.stats["dot_product"]["retired"] > 1000

@@ -22,12 +22,15 @@ from chipgym.tasks.chip.cpu.assembler import assemble
 from chipgym.tasks.chip.cpu.checks import DV, FORMAL_DEPTH
 from chipgym.tasks.chip.cpu.heldout import heldout_programs
 from chipgym.tasks.chip.cpu.lockstep import predict
-from chipgym.tasks.chip.cpu.mutants import FIXTURES, load_mutants
 from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.cpu.workloads import programs
 from chipgym.tasks.chip.design import MAX_PERIOD_PS, load_design
 from chipgym.tasks.chip.formal import formal_check
+from chipgym.tasks.chip.registry import load_task
+
+CPU = load_task("cpu")
+FIXTURES = CPU.folder / "fixtures"
 
 TEST_SEED = random.Random().randrange(1 << 30)  # any seed: never a grading seed
 RTL = "rtl/chipgym_cpu.v"
@@ -61,14 +64,14 @@ def predict(run, latency):
 def test_a_timing_model_learns_nothing_out_of_held_out_runs(tmp_path, exception, expected):
     design = copy("multicycle", tmp_path / "design")
     (design / MODEL).write_text((design / MODEL).read_text() + model_raising(exception))
-    report = check_design(design, programs=programs(range(2)), grading_seed=TEST_SEED, formal=False)
+    report = check_design(design, workloads=programs(range(2)), grading_seed=TEST_SEED, formal=False)
     assert report.failures == [("lockstep", detail) for detail in expected], report.summary()
     assert "LEAK" not in report.summary() and not any(w in report.summary() for w in heldout_imem_words())
 
 
 def test_functional_failures_on_held_out_programs_are_one_naming_none(tmp_path):
-    design = load_mutants()["wrong_stall_counter"].materialize(tmp_path / "design")
-    report = check_design(design, programs=[], grading_seed=TEST_SEED, formal=False)
+    design = CPU.mutants["wrong_stall_counter"].materialize(tmp_path / "design")
+    report = check_design(design, workloads=[], grading_seed=TEST_SEED, formal=False)
     assert report.failures == [("functional", "held-out programs")], report.summary()
 
 
@@ -151,14 +154,14 @@ def test_an_empty_dmem_reaches_the_timing_model_as_a_dict(tmp_path):
 
 # -- §7 the formal gate and stall bursts see a fetch withdrawn after 12 stalled cycles ----------------------
 def test_stall_bursts_in_simulation_catch_a_fetch_withdrawn_after_12_stalls(tmp_path):
-    design = load_mutants()["withdrawn_after_12_stalls"].materialize(tmp_path / "design")
-    report = check_design(design, programs=programs(range(3)), formal=False)
+    design = CPU.mutants["withdrawn_after_12_stalls"].materialize(tmp_path / "design")
+    report = check_design(design, workloads=programs(range(3)), formal=False)
     assert report.failed_checks() == ["functional"], report.summary()
     assert "request changed or withdrawn while stalled" in report.failures[0][1]
 
 
 def test_an_assumption_in_the_design_does_not_silence_the_formal_gate(tmp_path):
-    design = load_mutants()["withdrawn_after_12_stalls"].materialize(tmp_path / "design")
+    design = CPU.mutants["withdrawn_after_12_stalls"].materialize(tmp_path / "design")
     rtl = design / RTL
     text = rtl.read_text()
     last = text.rindex("endmodule")

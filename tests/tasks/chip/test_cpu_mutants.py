@@ -2,10 +2,12 @@
 import pytest
 
 from chipgym.tasks.chip import check_design
-from chipgym.tasks.chip.cpu.mutants import load_mutants
 from chipgym.tasks.chip.cpu.workloads import programs
+from chipgym.tasks.chip.registry import load_task
 
-MUTANTS = load_mutants()
+CPU = load_task("cpu")
+
+MUTANTS = CPU.mutants
 
 
 def test_enough_mutants():
@@ -16,7 +18,7 @@ def test_enough_mutants():
 def test_mutant_is_caught(name, tmp_path):
     mutant = MUTANTS[name]
     formal = mutant.check == "formal"
-    report = check_design(mutant.materialize(tmp_path / name), programs=programs(range(3)), formal=formal)
+    report = check_design(mutant.materialize(tmp_path / name), workloads=programs(range(3)), formal=formal)
     assert not report.passed, f"{name} survived: {mutant.breaks}"
     if formal:
         assert "formal" in report.failed_checks(), report.summary()

@@ -33,7 +33,7 @@ def test_rtl_and_timing_model_see_nothing_of_the_host(tmp_path, monkeypatch):
         + model.read_text().replace("def predict(run, latency):",
                                     "def predict(run, latency):\n    assert not LEAKS, LEAKS")
     )
-    report = check_design(design, programs=programs(range(2)), formal=False)
+    report = check_design(design, workloads=programs(range(2)), formal=False)
     assert report.passed, report.summary()
     assert not planted.exists() and not (tmp_path / "model-wrote").exists()
     assert "CHIPGYM_GRADING_SEED" in os.environ

@@ -21,7 +21,7 @@ def test_fixture_passes_public_and_heldout_traces(fixture):
 
 @pytest.mark.parametrize("fixture", sorted(TASK.fixtures))
 def test_fixture_passes_formal(fixture):
-    report = check_design(TASK.fixtures[fixture], task="noc", traces=[], formal=True)
+    report = check_design(TASK.fixtures[fixture], task="noc", workloads=[], formal=True)
     assert report.passed, report.summary()
     assert "formal" in report.timings
 

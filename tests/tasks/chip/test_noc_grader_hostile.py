@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from chipgym.tasks.chip import check_design
-from chipgym.tasks.chip.noc.mutants import FIXTURES
 from chipgym.tasks.chip.noc.workloads import public_traces
+from chipgym.tasks.chip.registry import load_task
+
+NOC = load_task("noc")
+FIXTURES = NOC.folder / "fixtures"
 
 TEST_SEED = random.Random().randrange(1 << 30)  # any seed: never a grading seed
 RTL = "rtl/chipgym_noc.v"
@@ -35,7 +38,7 @@ def test_printed_deliveries_are_not_deliveries(tmp_path):
     edit(design / RTL, "  always @(posedge clk) begin\n",
          f"  always @(posedge clk) begin\n    if (!rst) begin\n{lines}\n    end\n")
     edit(design / RTL, "      out_valid[o] = locked[o] && !empty[owner[o]];", "      out_valid[o] = 1'b0;")
-    report = check_design(design, task="noc", traces=SHORT, formal=False)
+    report = check_design(design, task="noc", workloads=SHORT, formal=False)
     assert report.failed_checks() == ["functional"]
     assert "watchdog" in report.failures[0].detail
 
@@ -44,7 +47,7 @@ def test_a_network_that_never_accepts_ends_in_the_watchdog(tmp_path):
     design = copy(tmp_path / "d")
     edit(design / RTL, "      assign in_ready[g] = !full[g];", "      assign in_ready[g] = 1'b0;")
     edit(design / RTL, ".push(in_valid[g])", ".push(1'b0)")
-    report = check_design(design, task="noc", traces=SHORT, formal=False)
+    report = check_design(design, task="noc", workloads=SHORT, formal=False)
     assert report.failed_checks() == ["functional"]
     assert all("no flit injected or delivered" in f.detail for f in report.failures), report.failures
 
@@ -63,7 +66,7 @@ def predict(trace, params):
         raise {exception}(f"LEAK {{trace.name}} {{[p.flits for p in trace.packets[:4]]}}")
     return _honest(trace, params)
 ''')
-    report = check_design(design, task="noc", traces=SHORT, formal=False, grading_seed=TEST_SEED)
+    report = check_design(design, task="noc", workloads=SHORT, formal=False, grading_seed=TEST_SEED)
     lockstep = [f.detail for f in report.failures if f.check == "lockstep"]
     assert lockstep == expected
     assert "LEAK" not in str(report.to_dict())
@@ -74,7 +77,7 @@ def test_a_heldout_functional_failure_says_only_that_the_heldout_traces_failed(t
     design = copy(tmp_path / "d")
     edit(design / RTL, "out_data[16*o +: 16] = front[owner[o]][15:0];",
          "out_data[16*o +: 16] = front[owner[o]][15:0] ^ (o == 6 && owner[o] == 1 ? 16'h0100 : 16'h0000);")
-    report = check_design(design, task="noc", traces=[], formal=False, grading_seed=TEST_SEED)
+    report = check_design(design, task="noc", workloads=[], formal=False, grading_seed=TEST_SEED)
     assert [tuple(f) for f in report.failures] == [("functional", "held-out traffic traces")], report.failures
 
 
@@ -84,6 +87,6 @@ def test_a_missing_port_stops_at_the_ports_check(tmp_path):
     edit(design / RTL, "      out_last[o] = front[owner[o]][16];\n", "")
     edit(design / RTL, "if (out_valid[o] && out_ready[o] && out_last[o]) begin",
          "if (out_valid[o] && out_ready[o] && front[owner[o]][16]) begin")
-    report = check_design(design, task="noc", traces=SHORT)
+    report = check_design(design, task="noc", workloads=SHORT)
     assert report.failed_checks() == ["ports"] and "missing port out_last" in report.failures[0].detail
     assert sorted(report.timings) == ["ports"]

@@ -2,10 +2,12 @@
 import pytest
 
 from chipgym.tasks.chip import check_design
-from chipgym.tasks.chip.noc.mutants import load_mutants
 from chipgym.tasks.chip.noc.workloads import public_traces
+from chipgym.tasks.chip.registry import load_task
 
-MUTANTS = load_mutants()
+NOC = load_task("noc")
+
+MUTANTS = NOC.mutants
 SHORT = ("uniform-0.6", "transpose-0.3", "all-to-one-1.0", "min-length")
 """a few traces that every mutant fails on (the whole public set is the benchmark's)"""
 
@@ -20,7 +22,7 @@ def test_mutant_is_caught(name, tmp_path):
     mutant = MUTANTS[name]
     formal = mutant.check == "formal"
     traces = [t for t in public_traces() if t.name in SHORT]
-    report = check_design(mutant.materialize(tmp_path / name), task="noc", traces=traces, formal=formal)
+    report = check_design(mutant.materialize(tmp_path / name), task="noc", workloads=traces, formal=formal)
     assert not report.passed, f"{name} survived: {mutant.breaks}"
     if formal:
         assert "formal" in report.failed_checks(), report.summary()

@@ -16,10 +16,10 @@ from chipgym.tasks.chip.cpu.arch import load_arch
 from chipgym.tasks.chip.cpu.assembler import disassemble
 from chipgym.tasks.chip.cpu.gate_level import gate_level
 from chipgym.tasks.chip.cpu.heldout import heldout_programs
+from chipgym.tasks.chip.cpu.program import Program
 from chipgym.tasks.chip.cpu.reference import execute
 from chipgym.tasks.chip.design import Design
 from chipgym.tasks.chip.pysim import Stepper
-from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.task import ChipTask, GateRun, Workload
 
 INSTRUCTIONS = 10_000
@@ -29,6 +29,8 @@ INSTRUCTIONS = 10_000
 class CpuTask(ChipTask):
     generator = generator
     workload = checks.WORKLOAD
+    stalls = "random stalls"
+    formal_depth = checks.FORMAL_DEPTH
     simulate_help = """{"op": "simulate", "program": "memcpy", "cycles": 100, "signals": ["pc", "regs[*]"], "start": 0}
     step the design on a public program (or assembly text); signals' value changes and retirements vs the
     reference; {"op": "simulate", "continue": true, "cycles": 100} goes on where the last one stopped;
@@ -39,13 +41,14 @@ class CpuTask(ChipTask):
     def workloads_text(self) -> str:
         return _workloads_text()
 
-    def public_workloads(self) -> tuple[str, ...]:
-        return tuple(program.name for program in _public_programs())
+    def check_workloads(self) -> list[Program]:
+        return list(_public_programs())
 
-    def check(self, design: Design, report: CheckReport, *, grading_seed: int | None = None, formal: bool = True,
-              heldout: bool = True, **options) -> None:
-        """``options``: ``programs`` (instead of the public programs), ``stall_seeds`` (of the stalled reruns)."""
-        checks.run(design, report, grading_seed=grading_seed, formal=formal, heldout=heldout, **options)
+    def heldout_check_workloads(self, grading_seed: int) -> list[Program]:
+        return heldout_programs(grading_seed)
+
+    def testbench(self, design: Design, binary: Path) -> checks.CpuTestbench:
+        return checks.CpuTestbench(design, binary)
 
     def scored_workloads(self, grading_seed: int | None) -> list[Workload]:
         """Every named kernel, the held-out kernels, then the public fault programs (checked, not graded)."""

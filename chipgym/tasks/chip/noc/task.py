@@ -20,8 +20,8 @@ from chipgym.tasks.chip.noc import checks
 from chipgym.tasks.chip.noc.gate_level import gate_level
 from chipgym.tasks.chip.noc.heldout import heldout_traces
 from chipgym.tasks.chip.noc.testbench import SLOW_PERMILLE
+from chipgym.tasks.chip.noc.traffic import Trace
 from chipgym.tasks.chip.noc.workloads import SCORED, public_traces, scored_traces
-from chipgym.tasks.chip.report import CheckReport
 from chipgym.tasks.chip.task import ChipTask, GateRun, Workload
 
 FLITS = 10_000
@@ -32,17 +32,20 @@ CHECKED_ONLY = ("hol-blocking-1.0", "slow-ejection")
 
 class NocTask(ChipTask):
     workload = checks.WORKLOAD
+    stalls = "ejection back-pressure"
+    formal_depth = checks.FORMAL_DEPTH
 
     def workloads_text(self) -> str:
         return _workloads_text()
 
-    def public_workloads(self) -> tuple[str, ...]:
-        return tuple(t.name for t in public_traces())
+    def check_workloads(self) -> list[Trace]:
+        return public_traces()
 
-    def check(self, design: Design, report: CheckReport, *, grading_seed: int | None = None, formal: bool = True,
-              heldout: bool = True, **options) -> None:
-        """``options``: ``traces`` (instead of the public traces), ``stall_seeds`` (of the back-pressured reruns)."""
-        checks.run(design, report, grading_seed=grading_seed, formal=formal, heldout=heldout, **options)
+    def heldout_check_workloads(self, grading_seed: int) -> list[Trace]:
+        return heldout_traces(grading_seed)
+
+    def testbench(self, design: Design, binary: Path) -> checks.NocTestbench:
+        return checks.NocTestbench(design, binary)
 
     def scored_workloads(self, grading_seed: int | None) -> list[Workload]:
         """The weighted public traces, the held-out traces (weight 1), then two hard cases checked only."""
