@@ -26,6 +26,7 @@ from chipgym.scoring.profile import load_profile
 from chipgym.scoring.synthesis import synthesize
 from chipgym.scoring.timing import check_timing
 from chipgym.tasks.chip import check_design
+from chipgym.tasks.chip.cpu.lockstep import SCHEMA
 from chipgym.tasks.chip.cpu.workloads import kernel
 from chipgym.tasks.chip.design import MAX_TOML, load_design
 from chipgym.tasks.chip.pysim import library
@@ -62,10 +63,9 @@ def forging(design: Path, answers: bytes) -> Path:
 
 
 @pytest.mark.parametrize("answers, problem", [
-    (b'[{"retire_cycles": 5, "cycles": 1, "retired": 1, "stalls": 0}]', "retire_cycles is not a list of integers"),
-    (b"[7]", "answer 0: not an object of cycles, retire_cycles, retired, stalls or of error"),
+    (b"[7]", "answer 0: not an object of prediction or of error"),
     (b'[{"cycles": 1}]', "answer 0: not an object of"),
-    (b'[{"retire_cycles": [1e999], "cycles": 1, "retired": 1, "stalls": 0}]', "a number that is not an integer"),
+    (b'[{"prediction": {"retire_cycles": [1e999]}}]', "a number that is not an integer"),
     (b'[{"error": 5}]', "answer 0: not an object of"),
     (b'{"retire_cycles": []}', "not a list of 1 answers"),
     (b"[]", "not a list of 1 answers"),
@@ -79,6 +79,21 @@ def test_a_timing_model_forging_the_loader_protocol_fails_lockstep(tmp_path, ans
     [(check, detail)] = report.failures
     assert check == "lockstep" and detail.startswith("timing model: the timing model's process wrote answers that "
                                                      "break the protocol: ") and problem in detail, detail
+
+
+@pytest.mark.parametrize("prediction", [
+    b'{"retire_cycles": 5, "cycles": 1, "retired": 1, "stalls": 0}',  # not a list of cycles
+    b'{"retire_cycles": [true], "cycles": 1, "retired": 1, "stalls": 0}',  # a bool is not a cycle
+    b'{"retire_cycles": [], "cycles": "1", "retired": 1, "stalls": 0}',  # nor text
+    b'{"retire_cycles": []}',  # no counters
+    b'[]',
+])
+def test_a_prediction_outside_the_cpus_schema_fails_lockstep_on_its_program(tmp_path, prediction):
+    # the engine hands the answer back as it is (issue 29 §3); the cpu task reads it against its own schema
+    design = forging(copy(tmp_path / "design"), b'[{"prediction": ' + prediction + b"}]")
+    report = check_design(design, workloads=ONE_PROGRAM, formal=False)
+    [(check, detail)] = report.failures
+    assert check == "lockstep" and detail == f"{ONE_PROGRAM[0].name}: the model must return {SCHEMA}", detail
 
 
 def test_a_forged_protocol_is_a_failed_score(tmp_path):

@@ -58,7 +58,7 @@ def _cycles(knobs: Knobs, folder: Path) -> int:
     """Cycles the design's own timing model predicts for the dot product kernel (it multiplies and branches)."""
     design = load_design(generate(knobs, folder))
     [prediction] = predict(design.timing_model, [execute(kernel("dot_product"), load_arch())], {"imem": 1, "dmem": 1})
-    return prediction["cycles"]
+    return prediction["prediction"]["cycles"]
 
 
 def test_each_knob_costs_the_cycles_its_timing_model_says(tmp_path):

@@ -148,7 +148,7 @@ def test_an_empty_dmem_reaches_the_timing_model_as_a_dict(tmp_path):
         "    return {'retire_cycles': [3], 'cycles': 4, 'retired': 1, 'stalls': 3}\n")
     run = execute(Program("halt", tuple(assemble("HALT"))))
     assert predict(model, [run], {"imem": 1, "dmem": 1}) == [
-        {"retire_cycles": [3], "cycles": 4, "retired": 1, "stalls": 3}
+        {"prediction": {"retire_cycles": [3], "cycles": 4, "retired": 1, "stalls": 3}}
     ]
 
 

@@ -15,9 +15,12 @@ from chipgym.errors import TimingModelError
 from chipgym.tasks.chip.cpu.reference import Run
 from chipgym.tasks.chip.cpu.testbench import SimResult
 
+COUNTERS = ("cycles", "retired", "stalls")
+SCHEMA = "{'retire_cycles': [cycle of each retirement], 'cycles': N, 'retired': N, 'stalls': N}"
+
 
 def predict(model: Path, runs: list[Run], latency: dict[str, int], timeout: float = 120) -> list[dict]:
-    """The model's prediction for each run (or ``{"error": ...}``), computed in the sandbox
+    """The model's answer for each run (``{"prediction": ...}`` or ``{"error": ...}``), computed in the sandbox
     (:mod:`chipgym.engines.python`)."""
     if not model.is_file():
         raise TimingModelError(f"no timing model at {model}")
@@ -29,8 +32,12 @@ def lockstep(prediction: dict, run: Run, got: SimResult) -> str | None:
     name = run.program.name
     if "error" in prediction:
         return f"{name}: {prediction['error']}"
-    cycles = prediction["retire_cycles"]
-    final = {k: prediction[k] for k in ("cycles", "retired", "stalls")}
+    answer = prediction["prediction"]
+    if not isinstance(answer, dict) or not _integers(answer.get("retire_cycles")) \
+            or any(type(answer.get(k)) is not int for k in COUNTERS):
+        return f"{name}: the model must return {SCHEMA}"
+    cycles = answer["retire_cycles"]
+    final = {k: answer[k] for k in COUNTERS}
     for i, (p, g) in enumerate(zip(cycles, got.cycles)):
         if p != g:
             return f"{name}: retirement {i} (pc 0x{run.retirements[i].pc:x}): model says cycle {p}, RTL retired at {g}"
@@ -40,3 +47,7 @@ def lockstep(prediction: dict, run: Run, got: SimResult) -> str | None:
         if got.counters.get(k) != v:
             return f"{name}: final counter {k}: model says {v}, RTL has {got.counters.get(k)}"
     return None
+
+
+def _integers(value) -> bool:
+    return isinstance(value, list) and all(type(c) is int for c in value)

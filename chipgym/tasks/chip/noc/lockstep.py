@@ -37,7 +37,7 @@ def predict(model: Path, traces: list[Trace], timeout: float = 120) -> list[dict
     if not model.is_file():
         raise TimingModelError(f"no timing model at {model}")
     runs = [{"name": t.name, "packets": [asdict(p) for p in t.packets]} for t in traces]
-    return run_timing_model(model, runs, params(), timeout, as_is=True)
+    return run_timing_model(model, runs, params(), timeout)
 
 
 def _cycles(value) -> list[int] | None:
