@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from chipgym.engines.klayout import DrcJob, DrcPool, DrcResult
-from chipgym.envs.drc_script import rule_text
 from chipgym.scoring.drc import grade
+from chipgym.tasks.drc.rule_text import rule_text
 from chipgym.tasks.drc.suite import build_suite
 from chipgym.tasks.drc.task import DrcTask
 from chipgym.wrappers.drc_template import (

@@ -27,10 +27,10 @@ def seconds(function) -> tuple[float, object]:
 
 def measure(fixture: str, program_name: str) -> dict[str, float]:
     from chipgym.tasks.chip.cpu.arch import load_arch
-    from chipgym.tasks.chip.cpu.stepping import DEFAULT_SIGNALS, MAX_WINDOW, Stepper, resolve_program
+    from chipgym.tasks.chip.cpu.stepping import DEFAULT_SIGNALS, Stepper, resolve_program
     from chipgym.tasks.chip.cpu.testbench import HARNESS, simulate
     from chipgym.tasks.chip.design import load_design
-    from chipgym.tasks.chip.pysim import library
+    from chipgym.tasks.chip.pysim import MAX_WINDOW, library
     from chipgym.tasks.chip.verilator import build
 
     design, arch, program = load_design(FIXTURES / fixture), load_arch(), resolve_program(program_name)

@@ -18,7 +18,7 @@ import gymnasium
 
 import chipgym  # noqa: F401
 from chipgym.envs import rtl_actions as act
-from chipgym.tasks.chip.cpu.mutants import load_mutants
+from chipgym.tasks.chip.registry import load_task
 
 DIVERGENCE = re.compile(r"(?P<program>\S+): retirement (?P<index>\d+) \(pc (?P<pc>0x[0-9a-f]+): (?P<insn>[^,]+(?:, "
                         r"[^,)]+)*), cycle (?P<cycle>\d+)\): field (?P<field>\w+) expected (?P<expected>\S+) got "
@@ -41,7 +41,7 @@ def first_divergence(env, program: str) -> re.Match | None:
 
 
 def main() -> None:
-    mutants = load_mutants()
+    mutants = load_task("cpu").mutants
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mutant", default="no_mem_forwarding", choices=sorted(mutants))
     parser.add_argument("--png", help="draw the window around the divergence into this file")

@@ -13,11 +13,11 @@ import gymnasium
 
 import chipgym  # noqa: F401
 from chipgym.envs import rtl_actions as act
-from chipgym.tasks.chip.cpu.mutants import load_mutants
+from chipgym.tasks.chip.registry import load_task
 
 
 def main() -> None:
-    mutants = {name: m for name, m in load_mutants().items() if m.fixture == "multicycle"}
+    mutants = {name: m for name, m in load_task("cpu").mutants.items() if m.fixture == "multicycle"}
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mutant", default="zero_extended_imm", choices=sorted(mutants))
     args = parser.parse_args()

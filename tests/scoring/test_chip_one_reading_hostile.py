@@ -35,7 +35,7 @@ def test_a_two_faced_multiplier_is_checked_as_the_circuit_synthesis_builds(face,
     # before: Verilator read the selector as 0 and the check passed the full multiplier, formal included, while
     # Yosys read it as 1 and synthesis built the 32 x 16-bit one: reward 0.1420 against the fixture's 0.1229
     report = check_design(attacks.two_faced_multiplier(tmp_path / "design", face), formal=False, heldout=False,
-                          programs=[WIDE_MULTIPLY])
+                          workloads=[WIDE_MULTIPLY])
     assert report.failed_checks() == ["functional"], report.summary()
     assert "MUL r3, r1, r2" in report.summary() and "rd_wdata" in report.summary()
 
