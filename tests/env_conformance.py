@@ -1,7 +1,7 @@
 """What every env must do, as checks of one env id on one of its smoke episodes (``envs/registry.SmokeEpisode``):
-Gymnasium's checker, determinism under a seed, save and replay, and two envs side by side in an
-``AsyncVectorEnv``. ``tests/envs/test_conformance.py`` runs them on every registered ``chipgym/`` id;
-``tests/envs/test_toy_env.py`` on an env written in a test."""
+Gymnasium's checker, determinism under a seed, save and replay, two envs side by side in an ``AsyncVectorEnv``,
+and no ``info`` key outside the schema its class declares (``info_keys``). ``tests/envs/test_conformance.py``
+runs them on every registered ``chipgym/`` id; ``tests/envs/test_toy_env.py`` on an env written in a test."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import gymnasium
 from gymnasium.utils.env_checker import check_env
 
 from chipgym.envs.episode import replay
-from chipgym.envs.registry import SmokeEpisode
+from chipgym.envs.registry import SmokeEpisode, env_class
 
 
 def play(env_id: str, episode: SmokeEpisode, seed: int = 7) -> tuple[list, gymnasium.Env]:
@@ -65,5 +65,15 @@ def two_envs_side_by_side_in_an_async_vector_env(env_id: str, episode: SmokeEpis
         envs.close()
 
 
+def every_info_key_is_in_the_envs_schema(env_id: str, episode: SmokeEpisode, tmp_path: Path) -> None:
+    declared = getattr(env_class(env_id), "info_keys", None)
+    assert declared is not None, f"{env_id}'s class declares no info_keys"
+    steps, env = play(env_id, episode)
+    env.close()
+    seen = {key for info in [steps[0][1]] + [step[4] for step in steps[1:]] for key in info}
+    assert seen <= set(declared), sorted(seen - set(declared))
+
+
 CHECKS = (gymnasium_env_checker, the_same_seed_and_actions_give_the_same_everything,
-          a_saved_episode_replays_as_saved, two_envs_side_by_side_in_an_async_vector_env)
+          a_saved_episode_replays_as_saved, two_envs_side_by_side_in_an_async_vector_env,
+          every_info_key_is_in_the_envs_schema)

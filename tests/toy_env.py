@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import gymnasium
 from gymnasium import spaces
 
-from chipgym.envs.base import Plan, StepOutcome, TextActionEnv, chosen, text_space
+from chipgym.envs.base import SKELETON_INFO, Plan, StepOutcome, TextActionEnv, chosen, text_space
 from chipgym.envs.chat import REPLY_RULES, ChatProtocol
 from chipgym.envs.json_action import ActionError, Op, fields, integer, parse
 from chipgym.envs.registry import SmokeEpisode
@@ -41,6 +41,7 @@ class GuessEnv(TextActionEnv):
     default_max_steps = 5
     chat = ChatProtocol("You guess a hidden digit.\n" + REPLY_RULES, kept=("task",), cuttable=(),
                         state=("feedback",), ops=OPS)
+    info_keys = {**SKELETON_INFO, "hint": "after a guess: higher, lower or right"}
 
     def __init__(self, max_steps: int | None = None, timings: bool = False, render_mode: str | None = None):
         super().__init__({"max_steps": max_steps, "timings": timings, "render_mode": render_mode}, max_steps,

@@ -6,7 +6,8 @@ A chipgym env subclasses :class:`TextActionEnv` and writes only its domain: ``pa
 ``_begin`` (a new episode), ``_apply`` (what an action does), ``_observation`` and ``_episode_info``. What the
 generic code asks of an env it finds on the env's class (:func:`chipgym.envs.registry.env_class`): its chat
 protocol (``chat``), its evaluation plan (``evaluation_episodes``), its success rule (``succeeded``), its scripted
-agent (``scripted_plan``) and its smoke episodes (``smoke_episodes``); it never switches on an env's id.
+agent (``scripted_plan``), its smoke episodes (``smoke_episodes``) and its info schema (``info_keys``); it never
+switches on an env's id.
 
 Every step's ``info`` has ``step`` and ``budget``; an action the env refuses adds ``action_error`` (and
 costs a step); wall-clock times, only with ``timings=True`` since they are not deterministic, are under
@@ -32,6 +33,14 @@ from chipgym.envs.json_action import ActionError
 
 CHARSET = string.printable + "µ²³×·±≤≥°–—‘’“”"  # ASCII and the symbols design manuals use
 MAX_TEXT = 500_000  # characters of one observation field
+
+SKELETON_INFO = {
+    "step": "steps taken in the episode",
+    "budget": "steps left",
+    "action_error": "why the env refused the last action (it cost a step)",
+    "seconds": "wall-clock times of the step and what it timed (only with timings=True)",
+}
+"""the ``info`` keys every chipgym env's skeleton sets (its ``info_keys`` include them)"""
 
 Plan = Generator[str, dict[str, Any], None]
 """A scripted episode: a generator that yields actions and is sent the ``info`` of each step."""
@@ -74,6 +83,9 @@ class TextActionEnv(gym.Env):
     max_action: ClassVar[int]
     default_max_steps: ClassVar[int]
     secret_kwargs: ClassVar[tuple[str, ...]] = ()
+    info_keys: ClassVar[Mapping[str, str]]
+    """every key the env's ``info`` may hold, and what it holds (:data:`SKELETON_INFO` and the domain's): the
+    env's info schema, checked by the conformance test"""
     scripted_plan: ClassVar[Callable[[dict[str, str]], Plan] | None] = None
     """The env's scripted agent, which needs no model (``chipgym eval --agent scripted``): called with the first
     observation, it plans the episode; once the plan ends, its last action is repeated. None: the env has none."""

@@ -64,6 +64,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from chipgym.envs.base import SKELETON_INFO
 from chipgym.envs.episode import EpisodeRecord, Step
 from chipgym.envs.registry import SmokeEpisode
 from chipgym.results import Status
@@ -90,6 +91,14 @@ class CpuKnobsEnv(gym.Env):
     """Pick knob vectors of the cpu design generator; each is checked and scored by the real flow."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+
+    info_keys = {
+        **SKELETON_INFO,
+        "design": "the knob vector's design name", "knobs": "the knobs chosen", "period_ps": "its clock period",
+        "status": "ok, failed or unavailable: of the evaluation", "graded_with": "what it was graded with",
+        "reason": "why the evaluation was unavailable", "failures": "the design's failures",
+        **{name: f"the score's {name}" for name in ("T_us", "E_nJ", "A_um2", "cost", "slack_ps", "cells")},
+    }
 
     @classmethod
     def smoke_episodes(cls, folder: Path) -> dict[str, SmokeEpisode]:

@@ -108,7 +108,7 @@ from gymnasium import spaces
 
 from chipgym.engines.klayout import DrcPool, DrcResult
 from chipgym.envs import drc_actions, drc_keywords
-from chipgym.envs.base import StepOutcome, TextActionEnv, chosen, observation_text, text_space
+from chipgym.envs.base import SKELETON_INFO, StepOutcome, TextActionEnv, chosen, observation_text, text_space
 from chipgym.envs.chat import REPLY_RULES, ChatProtocol
 from chipgym.envs.drc_actions import Action, ActionError
 from chipgym.envs.registry import SmokeEpisode
@@ -199,6 +199,15 @@ class DrcScriptEnv(TextActionEnv):
         kept=("rule", "layers"), cuttable=("docs", "examples"), state=("feedback", "script", "tests"),
         ops=drc_actions.OPS, code=("write", "script", ("ruby", "rb", "drc", "lydrc", "klayout")))
     scripted_plan = staticmethod(drc_keywords.keyword_plan)
+    info_keys = {
+        **SKELETON_INFO,
+        "task": "the task's id", "group": "the task's group (sky130, synthetic, syntax, rule2drc)",
+        "run": "a run's figures: layouts_matched (None without public examples) and errors (error class: count)",
+        "grade": "a submit's grade: success, and in the training regime f1, layouts_matched, errors, "
+                 "extra_categories",
+        "status": "unavailable when the grading engine failed (never the deck's doing); absent otherwise",
+        "reason": "why grading was unavailable",
+    }
 
     @classmethod
     def smoke_episodes(cls, folder: Path) -> dict[str, SmokeEpisode]:

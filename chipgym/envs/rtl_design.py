@@ -89,7 +89,7 @@ import numpy as np
 from gymnasium import spaces
 
 from chipgym.envs import rtl_actions
-from chipgym.envs.base import Plan, StepOutcome, TextActionEnv, chosen, observation_text, text_space
+from chipgym.envs.base import SKELETON_INFO, Plan, StepOutcome, TextActionEnv, chosen, observation_text, text_space
 from chipgym.envs.chat import REPLY_RULES, ChatProtocol
 from chipgym.envs.registry import SmokeEpisode
 from chipgym.envs.rtl_actions import Action, ActionError
@@ -153,6 +153,17 @@ class RtlDesignEnv(TextActionEnv):
         "worth it. A reply without an action never ends the episode: it only spends the budget.\n" + REPLY_RULES,
         kept=("task", "ports"), cuttable=("workloads", "contracts", "files"), state=("feedback", "budget"),
         ops=rtl_actions.OPS)
+    info_keys = {
+        **SKELETON_INFO,
+        "start": "the design the episode started from",
+        "status": "ok, failed or unavailable: of the last check, simulate or submit",
+        "reason": "why the last check or submit was unavailable",
+        "check": "a check's failed_checks, failures, programs_passed, programs, cycles and estimate",
+        "simulate": "a simulate's window (cycles, signals, retirements) or its error",
+        "graded_with": "what the submit was graded with (public, or public and held-out workloads)",
+        "score": "a submit's public score: T, E, A, cost, reward and its figures per public workload",
+        "failures": "a rejected submit's failures, held-out ones redacted",
+    }
 
     @staticmethod
     def scripted_plan(observation: dict[str, str]) -> Plan:

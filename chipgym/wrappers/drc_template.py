@@ -318,6 +318,12 @@ class DrcTemplateEnv(DrcTemplateActions):
     """The env of ``chipgym/DrcTemplate-v0``: kwargs go to DrcScript-v0 (``tasks``, ``split``, ``regime``, ...)."""
 
     metadata = DrcScriptEnv.metadata  # what gymnasium.make reads from the class, before there is an inner env
+    info_keys = {
+        **DrcScriptEnv.info_keys,
+        "write_error": "why DrcScript refused the compiled deck", "deck": "the deck the action compiled to",
+        "rule": "the rule text", "layers": "the layers text", "categories": "the task's output categories",
+        "layer_names": "the layers the slots index", "numbers": "the lengths and areas the slots index",
+    }
 
     def __init__(self, features_dim: int = 256, layers_from_text: bool = True, **kwargs: Any):
         super().__init__(DrcScriptEnv(**kwargs), features_dim, layers_from_text)

@@ -200,6 +200,22 @@ def test_the_eval_command_reads_the_agent_settings_from_flags_then_the_environme
         _llm(build_parser().parse_args(["eval", "--agent", "openai", "--out", "unused"]))
 
 
+def test_the_eval_command_sets_only_the_arguments_the_env_takes():
+    from chipgym.cli import build_parser
+    from chipgym.cli.eval import _env_kwargs
+
+    def kwargs(*flags):
+        return _env_kwargs(build_parser().parse_args(["eval", *flags, "--out", "unused"]))
+
+    assert kwargs("--env", "chipgym/RtlDesign-v0", "--tasks", "noc", "--no-formal") == {"task": "noc", "formal": False}
+    assert kwargs("--tasks", "drc-v1", "--regime", "training") == {"tasks": "drc-v1", "split": "test",
+                                                                    "regime": "training"}
+    with pytest.raises(ValueError, match="--regime: chipgym/RtlDesign-v0 takes no 'regime' argument"):
+        kwargs("--env", "chipgym/RtlDesign-v0", "--regime", "training")
+    with pytest.raises(ValueError, match="env_id 'chipgym/Nothing-v0'"):
+        kwargs("--env", "chipgym/Nothing-v0")
+
+
 def test_commands_take_the_api_key_from_a_file_never_from_their_arguments(tmp_path, capsys):
     # issue 29 §2: `--api-key KEY` showed the key to every user of the machine (ps) and kept it in shell histories
     from chipgym.cli import main
